@@ -1,0 +1,36 @@
+"""tabletop-rl environments: faithful rules engines as PettingZoo AEC environments.
+
+>>> import envs
+>>> env = envs.make("lost_cities")          # wrapped, PettingZoo conventions
+>>> raw = envs.make("lost_cities", wrapped=False, n_colours=6)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .core.game import TERMINAL, Game, State
+from .core.registry import game_class, game_module, list_games, register
+
+__all__ = ["TERMINAL", "Game", "State", "game_class", "list_games", "make", "register"]
+
+register("lost_cities", "envs.lost_cities")
+
+
+def make(name: str, wrapped: bool = True, render_mode: str | None = None, **options: Any):
+    """A PettingZoo AEC env of game ``name``: ``env()`` (wrapped) or, with ``wrapped=False``, ``raw_env()``."""
+    module = game_module(name)
+    return (module.env if wrapped else module.raw_env)(render_mode=render_mode, **options)
+
+
+def _register_with_pettingzoo() -> None:
+    """Make ``pettingzoo.make("aec", "tabletop/<game>-v0")`` work where PettingZoo has a registry (≥ 1.26)."""
+    try:
+        from pettingzoo import register as pz_register
+    except ImportError:
+        return
+    for name in list_games():
+        pz_register("aec", f"tabletop/{name}-v0", entry_point=f"envs.{name}:env")
+
+
+_register_with_pettingzoo()

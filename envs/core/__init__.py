@@ -1,0 +1,1 @@
+"""Shared machinery: the engine contract, the generic PettingZoo adapter, options, layouts, drawing."""

@@ -1,0 +1,153 @@
+"""One PettingZoo ``AECEnv`` for every engine.
+
+Game packages never re-implement AEC bookkeeping: they call :func:`make_env_functions` with their
+``Game`` class and get the ``raw_env`` class and the wrapped ``env`` function PettingZoo users expect.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .game import Game, State
+
+RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+class TabletopEnv(AECEnv):
+    """AEC environment driven by a :class:`~envs.core.game.State`.
+
+    * Agents are ``player_0 … player_{n-1}``; ``agent_selection`` is always the engine's
+      ``current_player``, so a seat may act several times in a row (multi-step turns, auctions).
+    * ``observe(agent)`` returns ``{"observation": float32 vector, "action_mask": int8 vector}``; the
+      mask is all zeros for agents not on move and is mirrored in ``infos[agent]["action_mask"]``.
+    * Rewards are terminal only: ``State.returns()`` (zero-sum, in [-1, 1]) when the game ends.
+      A turn cap ends the episode with ``truncations`` set and zero rewards.
+    * ``reset(seed=s)`` makes the whole episode reproducible; a later ``reset()`` without a seed
+      continues the same seeded sequence of games.
+    """
+
+    game_class: type[Game]
+    metadata = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, render_mode: str | None = None, **options: Any):
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode={render_mode!r} is not supported; use one of {RENDER_MODES} or None")
+        self.game = self.game_class(**options)
+        self.render_mode = render_mode
+        self.metadata = {**type(self).metadata, "name": f"{self.game.name}_v0"}
+
+        n, size = self.game.num_players, self.game.observation_size
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {agent: i for i, agent in enumerate(self.possible_agents)}
+        low, high = self.game.layout.bounds()
+        self.observation_spaces = {
+            agent: spaces.Dict({
+                "observation": spaces.Box(low, high, shape=(size,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8),
+            })
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in self.possible_agents}
+        self.state: State | None = None
+        self._episode_seeds: np.random.Generator | None = None
+
+    # ----------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # ----------------------------------------------------------------- AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game. Game options are constructor arguments; ``options`` here is accepted (PettingZoo's
+        api_test passes one) and ignored."""
+        if seed is not None or self._episode_seeds is None:
+            self._episode_seeds = np.random.default_rng(seed)
+        self.state = self.game.new_initial_state(int(self._episode_seeds.integers(2**63)))
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {"action_mask": np.zeros(self.game.num_actions, np.int8)} for agent in self.agents}
+        self._actor: str | None = None
+        self._sync()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        info = self.infos.get(agent)
+        mask = info["action_mask"] if info is not None else np.zeros(self.game.num_actions, np.int8)
+        return {"observation": self.state.observation(self.agent_name_mapping[agent]), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self.state.apply_action(action)  # ValueError names the action and the phase if illegal
+        self._cumulative_rewards[agent] = 0.0
+        self._sync()
+        if self.render_mode == "human":
+            self.render()
+
+    def _sync(self) -> None:
+        """Copy the engine's turn, masks and (at the end) outcome into the AEC dictionaries."""
+        state = self.state
+        if self._actor is not None:
+            self.infos[self._actor]["action_mask"] = np.zeros(self.game.num_actions, np.int8)
+        if state.is_terminal():
+            truncated = state.is_truncated()
+            returns, extra = state.returns(), state.end_info()
+            for i, agent in enumerate(self.agents):
+                self.rewards[agent] = float(returns[i])
+                self.terminations[agent] = not truncated
+                self.truncations[agent] = truncated
+                self.infos[agent].update(extra)
+            self._actor = None
+            self._accumulate_rewards()
+            return
+        self._actor = self.agent_selection = self.possible_agents[state.current_player]
+        self.infos[self._actor]["action_mask"] = state.action_mask()
+
+    # ----------------------------------------------------------------- rendering
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            raise ValueError("render() needs a render_mode; create the env with render_mode='ansi', "
+                             "'human' or 'rgb_array'")
+        if self.state is None:
+            raise ValueError("render() was called before reset()")
+        if self.render_mode == "rgb_array":
+            return self.state.render_rgb()
+        text = self.state.render_text()
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+def make_env_functions(game_class: type[Game], doc: str, module: str) -> tuple[type[TabletopEnv], Any]:
+    """``raw_env`` (the bare AEC class) and ``env`` (with PettingZoo's standard wrappers) for a game.
+
+    ``module`` is the package that exports them, so that pickle can find ``raw_env`` by name.
+    """
+    raw_env = type("raw_env", (TabletopEnv,), {"game_class": game_class, "__doc__": doc, "__module__": module})
+
+    def env(render_mode: str | None = None, **options: Any) -> AECEnv:
+        """The wrapped env: an illegal move ends the episode with reward -1 for its author."""
+        wrapped = raw_env(render_mode=render_mode, **options)
+        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+        return wrappers.OrderEnforcingWrapper(wrapped)
+
+    env.__doc__ = doc
+    env.__module__ = module
+    return raw_env, env

@@ -1,0 +1,264 @@
+"""The engine contract every game implements (see ``docs/engine_contract.md``).
+
+A game is split the way OpenSpiel splits it:
+
+* :class:`Game` holds the validated options and everything derived from them once (deck tables,
+  action-space size, observation layout). It is immutable and shared by all states of that game.
+* :class:`State` is one position. It is driven by ``apply_action``; all chance (shuffles, deals, deck
+  draws) happens inside the engine through the state's own seeded generator, so there is no chance
+  player and every decision belongs to exactly one seat, ``current_player``.
+
+Engines are pure Python + numpy and know nothing of gymnasium or PettingZoo; ``envs.core.aec`` adapts
+any of them to a PettingZoo ``AECEnv``.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .layout import Layout
+from .options import Option, resolve
+
+TERMINAL = -1
+"""``State.current_player`` once the episode is over (terminated or truncated)."""
+
+
+class Game(ABC):
+    """Static description of a game under one set of options."""
+
+    name: ClassVar[str]
+    """Registry id, e.g. ``"lost_cities"``."""
+    title: ClassVar[str]
+    """Human name used in messages, e.g. ``"Lost Cities"``."""
+    option_schema: ClassVar[tuple[Option, ...]]
+    state_class: ClassVar[type[State]]
+
+    num_players: int
+    num_actions: int
+    layout: Layout
+
+    def __init__(self, **options: Any):
+        self.options = resolve(self.title, self.option_schema, options)
+        self._setup()
+
+    @abstractmethod
+    def _setup(self) -> None:
+        """Derive constants and tables from ``self.options``; must set num_players, num_actions, layout."""
+
+    @property
+    def observation_size(self) -> int:
+        return self.layout.size
+
+    def new_initial_state(self, seed: int | None = None) -> State:
+        """A fresh game; ``seed=None`` draws entropy from the OS (not reproducible)."""
+        return self.state_class(self, seed)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"
+
+
+class State(ABC):
+    """One position of a game. Subclasses implement the hooks marked abstract.
+
+    Contract (checked by ``tests/contract.py`` for every game):
+
+    * ``current_player`` is the seat to act, or ``TERMINAL``.
+    * ``legal_actions()`` is the sorted list of legal ints; ``action_mask()`` the matching int8 vector
+      over ``game.num_actions``. Never empty while the game runs.
+    * ``apply_action(a)`` raises ``ValueError`` naming the action and the phase when ``a`` is illegal,
+      and then leaves the state unchanged.
+    * ``returns()`` is zero-sum, in [-1, 1], all zeros unless the game terminated normally.
+    * ``to_json()`` / ``from_json()`` round-trip exactly, the generator included.
+    * ``observation(p)`` depends only on what seat p may know.
+    """
+
+    game: Game
+    rng: np.random.Generator
+    current_player: int
+
+    def __init__(self, game: Game, seed: int | None):
+        self.game = game
+        self.rng = np.random.default_rng(seed)
+        self._legal: list[int] | None = None
+        self._setup()
+
+    # ----------------------------------------------------------------- hooks for subclasses
+    @abstractmethod
+    def _setup(self) -> None:
+        """Deal the initial position using ``self.rng``."""
+
+    @abstractmethod
+    def _legal_actions(self) -> list[int]:
+        """Sorted legal actions of ``current_player`` (called at most once per position)."""
+
+    @abstractmethod
+    def _apply(self, action: int) -> None:
+        """Apply a legal action; never called with an illegal one."""
+
+    @property
+    @abstractmethod
+    def phase(self) -> str:
+        """Name of the current decision phase (``"terminal"`` once over); used in messages."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool:
+        """True once nobody acts any more: the game ended by its rules *or* was truncated."""
+
+    def is_truncated(self) -> bool:
+        """True if the episode was cut by a turn cap (an engine option, not a game rule)."""
+        return False
+
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """Game points per seat (the game's own score, provisional before the end)."""
+
+    def ranking_key(self) -> list[Any]:
+        """Per seat, a value whose order decides the winner; the scores unless a game breaks ties."""
+        return self.scores()
+
+    @abstractmethod
+    def observation(self, player: int) -> np.ndarray:
+        """float32 vector of ``game.layout.size`` from ``player``'s point of view (seats rotated)."""
+
+    @abstractmethod
+    def action_to_string(self, action: int) -> str: ...
+
+    @abstractmethod
+    def render_text(self, viewer: int | None = None) -> str:
+        """The table as text; ``viewer`` hides what that seat cannot see (``None``: everything)."""
+
+    @abstractmethod
+    def render_rgb(self) -> np.ndarray:
+        """A picture of the table, H×W×3 uint8."""
+
+    @abstractmethod
+    def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
+        """A full state consistent with everything ``player`` has seen (for search), own RNG reseeded."""
+
+    @abstractmethod
+    def clone(self) -> State: ...
+
+    @abstractmethod
+    def _to_dict(self) -> dict[str, Any]:
+        """Everything but the game options and the generator, as JSON-able data."""
+
+    @abstractmethod
+    def _load_dict(self, data: dict[str, Any]) -> None:
+        """Inverse of ``_to_dict`` on a state object created without ``_setup``."""
+
+    def end_info(self) -> dict[str, Any]:
+        """Extra facts reported in the env's ``infos`` when the episode ends."""
+        return {"scores": self.scores()}
+
+    # ----------------------------------------------------------------- the public contract
+    @property
+    def num_players(self) -> int:
+        return self.game.num_players
+
+    def legal_actions(self) -> list[int]:
+        if self._legal is None:
+            self._legal = [] if self.current_player == TERMINAL else self._legal_actions()
+        return list(self._legal)
+
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        if self._legal is None:
+            self.legal_actions()
+        mask[self._legal] = 1
+        return mask
+
+    def apply_action(self, action: Any) -> None:
+        a = self._check_action(action)
+        self._apply(a)
+        self._legal = None
+
+    def is_legal(self, action: int) -> bool:
+        if self._legal is None:
+            self.legal_actions()
+        return action in self._legal
+
+    def returns(self) -> np.ndarray:
+        """Zero-sum pairwise outcome: (#seats beaten − #seats that beat me) / (n − 1)."""
+        n = self.num_players
+        out = np.zeros(n, dtype=np.float64)
+        if not self.is_terminal() or self.is_truncated():
+            return out
+        key = self.ranking_key()
+        for i in range(n):
+            beaten = sum(key[i] > key[j] for j in range(n))
+            lost = sum(key[i] < key[j] for j in range(n))
+            out[i] = (beaten - lost) / (n - 1)
+        return out
+
+    def string_to_action(self, text: str) -> int:
+        """Inverse of ``action_to_string`` over the legal actions (case and spacing ignored)."""
+        wanted = " ".join(text.lower().split())
+        for a in range(self.game.num_actions):
+            if " ".join(self.action_to_string(a).lower().split()) == wanted:
+                return a
+        raise ValueError(f"{self.game.title}: no action is called {text!r}")
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "game": self.game.name,
+            "options": self.game.options,
+            "rng": self.rng.bit_generator.state,
+            "state": self._to_dict(),
+        }, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> State:
+        """Rebuild any registered game's state from ``to_json`` output (``State.from_json`` works too)."""
+        from .registry import game_class
+
+        data = json.loads(text)
+        game = game_class(data["game"])(**data["options"])
+        if not issubclass(game.state_class, cls):
+            raise ValueError(f"this JSON holds a {data['game']!r} state, not a {cls.__name__}")
+        state = object.__new__(game.state_class)
+        state.game = game
+        state.rng = np.random.default_rng()
+        state.rng.bit_generator.state = data["rng"]
+        state._legal = None
+        state._load_dict(data["state"])
+        return state
+
+    def __str__(self) -> str:
+        return self.render_text()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.to_json() == other.to_json()
+
+    __hash__ = None  # states are mutable
+
+    # ----------------------------------------------------------------- helpers
+    def _check_action(self, action: Any) -> int:
+        name = self.game.title
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise ValueError(f"{name}: action {action!r} is not an integer") from None
+        if self.current_player == TERMINAL:
+            raise ValueError(f"{name}: action {a} was given after the game ended")
+        if not 0 <= a < self.game.num_actions:
+            raise ValueError(f"{name}: action {a} is out of range 0..{self.game.num_actions - 1} "
+                             f"(phase {self.phase})")
+        if not self.is_legal(a):
+            raise ValueError(
+                f"{name}: action {a} ({self.action_to_string(a)}) is illegal for player "
+                f"{self.current_player} in phase {self.phase}; legal actions: "
+                + ", ".join(f"{b} ({self.action_to_string(b)})" for b in self._legal))
+        return a
+
+    def _copy_base_into(self, other: State) -> None:
+        """Shared part of ``clone``: the game, an independent copy of the generator, no cache."""
+        other.game = self.game
+        other.rng = np.random.default_rng()
+        other.rng.bit_generator.state = self.rng.bit_generator.state
+        other._legal = self._legal
+

@@ -1,0 +1,83 @@
+"""Named slices of a flat observation vector.
+
+Every game documents its observation as an ordered list of named fields. The same object gives the
+offsets used by the engine, the ``unpack`` used by bots and tests, and the markdown table used in the
+docs, so the three can never drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    shape: tuple[int, ...]
+    description: str
+    start: int
+    low: float
+    high: float
+
+    @property
+    def size(self) -> int:
+        return prod(self.shape)
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.stop)
+
+
+class Layout:
+    """An ordered set of named fields.
+
+    ``Layout([("hand", 50, "cards in hand", 0, 3), ...])``: name, shape, meaning, lowest and highest value.
+    """
+
+    def __init__(self, fields: list[tuple[str, tuple[int, ...] | int, str, float, float]]):
+        self.fields: dict[str, Field] = {}
+        start = 0
+        for name, shape, description, low, high in fields:
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            if name in self.fields:
+                raise ValueError(f"duplicate observation field {name!r}")
+            field = Field(name, shape, description, start, low, high)
+            self.fields[name] = field
+            start = field.stop
+        self.size = start
+
+    def __getitem__(self, name: str) -> Field:
+        return self.fields[name]
+
+    def __iter__(self):
+        return iter(self.fields.values())
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-element lower and upper bounds (float32), for the observation ``Box``."""
+        low = np.empty(self.size, np.float32)
+        high = np.empty(self.size, np.float32)
+        for f in self:
+            low[f.slice], high[f.slice] = f.low, f.high
+        return low, high
+
+    def unpack(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """Views of ``vector`` per field, reshaped to the field's shape."""
+        if vector.shape != (self.size,):
+            raise ValueError(f"expected an observation of shape ({self.size},), got {vector.shape}")
+        return {f.name: vector[f.slice].reshape(f.shape) for f in self}
+
+    def to_markdown(self) -> str:
+        rows = ["| Slice | Field | Shape | Range | Meaning |", "|---|---|---|---|---|"]
+        for f in self:
+            shape = "×".join(map(str, f.shape))
+            rows.append(f"| `{f.start}:{f.stop}` | `{f.name}` | {shape} | [{f.low:g}, {f.high:g}] | "
+                        f"{f.description} |")
+        rows.append(f"| | **total** | {self.size} | | |")
+        return "\n".join(rows)

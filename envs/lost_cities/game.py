@@ -1,0 +1,456 @@
+"""Lost Cities rules engine (``../shared/rules/lost_cities.md``; rule ids L1…L50 cited inline).
+
+Cards are handled as *kinds* (L4): ``k = 10·colour + r`` with ``r = 0`` for a wager and ``r = v − 1``
+for the number card of value v. Hands are multisets ``{kind: count}``, expeditions and discard piles
+ordered lists of kinds, the draw pile a list whose last element is the top card.
+
+A turn is two decisions by the same seat (L11): the card step (PLAY or DISCARD) and the draw step
+(DRAW_DECK or DRAW_PILE). Actions (L36), with K = 10·n_colours and C = n_colours:
+
+====================  =========================  ==================================
+index                 action                     legal iff
+====================  =========================  ==================================
+``0 … K−1``           PLAY kind ``a``            card step, held (L18), L19
+``K … 2K−1``          DISCARD kind ``a − K``     card step, held (L18, L20)
+``2K``                DRAW_DECK                  draw step (L22)
+``2K+1 … 2K+C``       DRAW_PILE ``a − 2K − 1``   draw step, pile non-empty, not forbidden (L21, L22)
+====================  =========================  ==================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core import options as opt
+from envs.core.game import TERMINAL
+from envs.core.game import Game as BaseGame
+from envs.core.game import State as BaseState
+from envs.core.layout import Layout
+
+COLOUR_NAMES = ("yellow", "blue", "white", "green", "red", "purple")  # L2
+HAND_SIZE = 8  # L6, L15
+MAX_PILE = 12  # a discard pile holds at most the 12 cards of its colour (L34c)
+MAX_EXTRA_ROUNDS = 5  # L27
+CARD_STEP, DRAW_STEP = 0, 1
+STEP_NAMES = ("card", "draw")
+
+
+def expedition_score(n: int, wagers: int, total: int) -> int:
+    """L23: score of an expedition with n cards, of which ``wagers`` wagers, numbers summing to total."""
+    if n == 0:
+        return 0
+    return (total - 20) * (1 + wagers) + (20 if n >= 8 else 0)
+
+
+def kind_value(kind: int) -> int:
+    """Face value of a kind (L4); 0 for a wager."""
+    r = kind % 10
+    return 0 if r == 0 else r + 1
+
+
+class Game(BaseGame):
+    """Lost Cities under one option set (L1–L10 options table, §10)."""
+
+    name = "lost_cities"
+    title = "Lost Cities"
+    option_schema = (
+        opt.one_of("n_colours", (5, 6), 5, "number of expeditions; 6 adds purple (L2)"),
+        opt.integer("rounds", 1, 1, "rounds in the match, scores carried over (L10)"),
+        opt.one_of("first_player", ("random", 0, 1), "random", "who starts round 1 (L8)"),
+        opt.one_of("next_round_starter", ("cumulative_leader", "alternate"), "cumulative_leader",
+                   "who starts later rounds (L9)"),
+        opt.one_of("match_tie", ("draw", "extra_rounds"), "draw",
+                   "a tied match is a draw, or extra rounds are played (at most 5) (L27)"),
+        opt.integer("max_turns_per_round", "auto", 1, allow_none=True, extra=("auto",),
+                    doc="turn cap per round, truncates the episode (L29); 'auto' = 7 × the initial draw "
+                        "pile, an integer must be at least the initial draw pile (44 or 56)"),
+    )
+
+    def _setup(self) -> None:
+        o = self.options
+        self.n_colours = C = o["n_colours"]
+        self.num_kinds = K = 10 * C  # L4
+        self.num_players = 2  # L1
+        self.num_actions = 2 * K + 1 + C  # L36
+        self.multiplicity = [3 if k % 10 == 0 else 1 for k in range(K)]  # L3
+        self.deck_size = sum(self.multiplicity)
+        self.initial_draw_pile = self.deck_size - 2 * HAND_SIZE  # L6: 44 or 56
+        cap = o["max_turns_per_round"]
+        if cap == "auto":
+            cap = 7 * self.initial_draw_pile  # L29: 308 or 392
+        elif cap is not None and cap < self.initial_draw_pile:
+            raise ValueError(f"Lost Cities: option max_turns_per_round={cap} is not allowed; expected 'auto', "
+                             f"None or an integer >= {self.initial_draw_pile} (the initial draw pile)")
+        self.turn_cap = cap
+        self.draw_deck_action = 2 * K
+        score_bound = 156 * C * (o["rounds"] + MAX_EXTRA_ROUNDS) / 100  # L25, loose
+        self.layout = Layout([
+            ("hand", K, "my hand: cards of each kind (L34a)", 0, 3),
+            ("my_expeditions", K, "my expeditions: cards of each kind (L34b)", 0, 3),
+            ("opp_expeditions", K, "opponent's expeditions: cards of each kind (L34b)", 0, 3),
+            ("discard_counts", K, "cards of each kind in the discard piles", 0, 3),
+            ("discard_tops", K, "1 for the kind on top of each non-empty discard pile", 0, 1),
+            ("discard_order", (C, MAX_PILE), "pile c, slot j from the bottom: value/10, a wager 0.1, "
+             "empty 0 (L34c)", 0, 1),
+            ("opp_known", K, "cards the opponent is known to hold, lower bound per kind (L33, L34e)", 0, 3),
+            ("unseen", K, "cards I have not seen: draw pile + opponent's unknown cards (L32)", 0, 3),
+            ("draw_pile", 1, "draw-pile size / initial size (L34d)", 0, 1),
+            ("hand_sizes", 2, "my and the opponent's hand size / 8 (L34e)", 0, 1),
+            ("to_move", 1, "1 if I am the player to act", 0, 1),
+            ("step", 2, "one-hot step of the player to act: card step, draw step (L34f)", 0, 1),
+            ("forbidden", C + 1, "one-hot forbidden pile in a draw step: none, then colour 0… (L21)", 0, 1),
+            ("match", 6, "round/rounds, extra round, 1/rounds, I started this round, turn/cap, "
+             "a cap exists (L34g)", 0, 1),
+            ("scores", 4, "cumulative scores (me, opp) and current round provisional scores (me, opp), "
+             "/100 (L34h)", -score_bound, score_bound),
+        ])
+        L = self.layout
+        self._obs_count_rows = (L["hand"].start, L["my_expeditions"].start, L["opp_expeditions"].start,
+                                L["discard_counts"].start, L["opp_known"].start, L["unseen"].stop)
+        self._multiplicity = np.array(self.multiplicity, np.float32)
+
+
+class State(BaseState):
+    """A Lost Cities position; see the module docstring for the action layout."""
+
+    game: Game
+
+    # ----------------------------------------------------------------- setup (L6–L10)
+    def _setup(self) -> None:
+        g = self.game
+        first = g.options["first_player"]
+        self.starter = int(self.rng.integers(2)) if first == "random" else first  # L8
+        self.round = 1
+        self.extra_rounds = 0
+        self.cumulative = [0, 0]
+        self.round_scores: list[list[int]] = []
+        self.truncated = False
+        self._start_round()
+
+    def _start_round(self) -> None:
+        """L6, L7: shuffle, deal 8 each, empty piles and expeditions, turn counter 0, known cards 0."""
+        g = self.game
+        C, K = g.n_colours, g.num_kinds
+        cards = [k for k in range(K) for _ in range(g.multiplicity[k])]
+        cards = [cards[i] for i in self.rng.permutation(len(cards))]
+        self.hands: list[dict[int, int]] = [{}, {}]
+        for p in (0, 1):
+            for k in cards[p * HAND_SIZE:(p + 1) * HAND_SIZE]:
+                self.hands[p][k] = self.hands[p].get(k, 0) + 1
+        self.deck = cards[2 * HAND_SIZE:]  # top of the draw pile = last element
+        self.piles: list[list[int]] = [[] for _ in range(C)]
+        self.expeditions: list[list[list[int]]] = [[[] for _ in range(C)] for _ in (0, 1)]
+        self.known = [[0] * K, [0] * K]  # L33
+        self.current_player = self.starter
+        self.step = CARD_STEP
+        self.forbidden = -1
+        self.turn = 0
+        self.round_open = True
+        self._rebuild_derived()
+
+    def _rebuild_derived(self) -> None:
+        """Derived tables: per-expedition stats (L19, L23) and the count mirror used by observations."""
+        g = self.game
+        C, K = g.n_colours, g.num_kinds
+        # per (player, colour): highest number rank r (0 = no number yet), cards, wagers, number sum
+        self._top = [[0] * C, [0] * C]
+        self._n = [[0] * C, [0] * C]
+        self._w = [[0] * C, [0] * C]
+        self._sum = [[0] * C, [0] * C]
+        # rows: hand 0, hand 1, expeditions 0, expeditions 1, discard piles, known 0, known 1
+        self._counts = np.zeros((7, K), np.float32)
+        self._pile_slots = np.zeros((C, MAX_PILE), np.float32)
+        for p in (0, 1):
+            for k, n in self.hands[p].items():
+                self._counts[p, k] = n
+            for k in range(K):
+                self._counts[5 + p, k] = self.known[p][k]
+            for col in self.expeditions[p]:
+                for k in col:
+                    self._add_to_expedition_stats(p, k)
+        for c, pile in enumerate(self.piles):
+            for j, k in enumerate(pile):
+                self._counts[4, k] += 1
+                self._pile_slots[c, j] = _slot_code(k)
+
+    # ----------------------------------------------------------------- decisions (L11–L22)
+    @property
+    def phase(self) -> str:
+        return "terminal" if self.current_player == TERMINAL else STEP_NAMES[self.step]
+
+    def _legal_actions(self) -> list[int]:
+        g = self.game
+        if self.step == CARD_STEP:
+            p = self.current_player
+            top = self._top[p]
+            held = sorted(self.hands[p])
+            # L19: a wager needs no number in the column yet; a number must beat the highest number.
+            plays = [k for k in held if (top[k // 10] == 0 if k % 10 == 0 else k % 10 > top[k // 10])]
+            return plays + [g.num_kinds + k for k in held]  # L20: every held kind can be discarded
+        piles = [g.draw_deck_action + 1 + c for c, pile in enumerate(self.piles) if pile and c != self.forbidden]
+        return [g.draw_deck_action, *piles]  # L22: the draw pile is never empty here (L16)
+
+    def _apply(self, a: int) -> None:
+        g = self.game
+        p = self.current_player
+        K = g.num_kinds
+        if a < 2 * K:  # card step (L12)
+            kind = a % K
+            self._remove_from_hand(p, kind)
+            # L33: playing or discarding lowers what the opponent may know, floored at 0
+            if self.known[p][kind]:
+                self.known[p][kind] -= 1
+                self._counts[5 + p, kind] -= 1
+            c = kind // 10
+            if a < K:  # PLAY
+                self.expeditions[p][c].append(kind)
+                self._add_to_expedition_stats(p, kind)
+                self.forbidden = -1  # L21: after a play no pile is forbidden
+            else:  # DISCARD
+                self._pile_slots[c, len(self.piles[c])] = _slot_code(kind)
+                self.piles[c].append(kind)
+                self._counts[4, kind] += 1
+                self.forbidden = c  # L21
+            self.step = DRAW_STEP
+            return
+        if a == g.draw_deck_action:
+            kind = self.deck.pop()
+        else:  # DRAW_PILE
+            c = a - g.draw_deck_action - 1
+            kind = self.piles[c].pop()
+            self._pile_slots[c, len(self.piles[c])] = 0
+            self._counts[4, kind] -= 1
+            self.known[p][kind] += 1  # L33
+            self._counts[5 + p, kind] += 1
+        self.hands[p][kind] = self.hands[p].get(kind, 0) + 1
+        self._counts[p, kind] += 1
+        self._end_turn()
+
+    def _end_turn(self) -> None:
+        """L14: count the turn; an empty draw pile ends the round before the cap is looked at."""
+        self.turn += 1
+        self.forbidden = -1
+        self.step = CARD_STEP
+        if not self.deck:
+            self._end_round()
+        elif self.turn == self.game.turn_cap:
+            self.truncated = True  # L29: the unfinished round is not scored
+            self.current_player = TERMINAL
+        else:
+            self.current_player = 1 - self.current_player
+
+    def _end_round(self) -> None:
+        """L26, L27: score the round, then start the next one or end the match."""
+        scores = self.provisional_scores()
+        self.round_scores.append(scores)
+        self.cumulative = [self.cumulative[0] + scores[0], self.cumulative[1] + scores[1]]
+        self.round_open = False
+        rounds = self.game.options["rounds"]
+        tied = self.cumulative[0] == self.cumulative[1]
+        if self.round < rounds:
+            pass
+        elif tied and self.game.options["match_tie"] == "extra_rounds" and self.extra_rounds < MAX_EXTRA_ROUNDS:
+            self.extra_rounds += 1
+        else:
+            self.current_player = TERMINAL
+            return
+        self.round += 1
+        self.starter = self._next_starter()
+        self._start_round()
+
+    def _next_starter(self) -> int:
+        """L9: the cumulative leader starts; on a tie (or with 'alternate') the previous non-starter."""
+        c = self.cumulative
+        if self.game.options["next_round_starter"] == "cumulative_leader" and c[0] != c[1]:
+            return 0 if c[0] > c[1] else 1
+        return 1 - self.starter
+
+    def _remove_from_hand(self, p: int, kind: int) -> None:
+        hand = self.hands[p]
+        if hand[kind] == 1:
+            del hand[kind]
+        else:
+            hand[kind] -= 1
+        self._counts[p, kind] -= 1
+
+    def _add_to_expedition_stats(self, p: int, kind: int) -> None:
+        c, r = divmod(kind, 10)
+        self._n[p][c] += 1
+        self._counts[2 + p, kind] += 1
+        if r == 0:
+            self._w[p][c] += 1
+        else:
+            self._top[p][c] = r
+            self._sum[p][c] += r + 1
+
+    # ----------------------------------------------------------------- outcome (L23–L29)
+    def is_terminal(self) -> bool:
+        return self.current_player == TERMINAL
+
+    def is_truncated(self) -> bool:
+        return self.truncated
+
+    def provisional_scores(self) -> list[int]:
+        """L23, L24: the current expeditions' round score per player."""
+        return [sum(expedition_score(n, w, s) for n, w, s in zip(self._n[p], self._w[p], self._sum[p]))
+                for p in (0, 1)]
+
+    def scores(self) -> list[int]:
+        """Cumulative scores of the completed rounds (L24, L28)."""
+        return list(self.cumulative)
+
+    def end_info(self) -> dict[str, Any]:
+        info = {"scores": self.scores(), "round_scores": [list(r) for r in self.round_scores]}
+        if self.truncated:  # L29: for analysis only
+            info["provisional_round_scores"] = self.provisional_scores()
+        return info
+
+    # ----------------------------------------------------------------- information (L30–L34)
+    def observation(self, player: int) -> np.ndarray:
+        g = self.game
+        L = g.layout
+        me, opp = player, 1 - player
+        counts = self._counts
+        obs = np.zeros(L.size, np.float32)
+        hand, mine, theirs, piles, known, stop = g._obs_count_rows
+        K = g.num_kinds
+        obs[hand:hand + K] = counts[me]
+        obs[mine:mine + K] = counts[2 + me]
+        obs[theirs:theirs + K] = counts[2 + opp]
+        obs[piles:piles + K] = counts[4]
+        obs[known:known + K] = counts[5 + opp]
+        # L32: unseen = everything minus my hand, all expeditions, all piles and the opponent's known cards
+        obs[known + K:stop] = (g._multiplicity - counts[me] - counts[2] - counts[3] - counts[4]
+                               - counts[5 + opp])
+        tops = L["discard_tops"].start
+        for pile in self.piles:
+            if pile:
+                obs[tops + pile[-1]] = 1.0
+        obs[L["discard_order"].slice] = self._pile_slots.ravel()
+        obs[L["draw_pile"].start] = len(self.deck) / g.initial_draw_pile
+        o = L["hand_sizes"].start
+        obs[o] = self._hand_size(me) / HAND_SIZE
+        obs[o + 1] = self._hand_size(opp) / HAND_SIZE
+        if self.current_player != TERMINAL:
+            obs[L["to_move"].start] = self.current_player == me
+            obs[L["step"].start + self.step] = 1.0
+            obs[L["forbidden"].start + 1 + self.forbidden] = 1.0
+        rounds = g.options["rounds"]
+        o = L["match"].start
+        obs[o] = min(self.round, rounds) / rounds
+        obs[o + 1] = self.extra_rounds > 0 and self.round > rounds
+        obs[o + 2] = 1 / rounds
+        obs[o + 3] = self.starter == me
+        if g.turn_cap is not None:
+            obs[o + 4] = self.turn / g.turn_cap
+            obs[o + 5] = 1.0
+        o = L["scores"].start
+        provisional = self.provisional_scores() if self.round_open else [0, 0]
+        obs[o:o + 4] = (self.cumulative[me] / 100, self.cumulative[opp] / 100,
+                        provisional[me] / 100, provisional[opp] / 100)
+        return obs
+
+    def _hand_size(self, p: int) -> int:
+        return sum(self.hands[p].values())
+
+    def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
+        """L47: redistribute the unseen pool between the draw pile and the opponent's unknown cards."""
+        g = self.game
+        opp = 1 - player
+        state = self.clone()
+        known = self.known[opp]
+        unseen = g._multiplicity - self._counts[player] - self._counts[2] - self._counts[3] - self._counts[4] \
+            - self._counts[5 + opp]
+        pool = [k for k in range(g.num_kinds) for _ in range(int(unseen[k]))]
+        pool = [pool[i] for i in rng.permutation(len(pool))]
+        n_unknown = self._hand_size(opp) - sum(known)
+        hand = {k: n for k, n in enumerate(known) if n}
+        for k in pool[:n_unknown]:
+            hand[k] = hand.get(k, 0) + 1
+        state.hands[opp] = hand
+        state.deck = pool[n_unknown:]
+        state.rng = np.random.default_rng(int(rng.integers(2**63)))
+        state._rebuild_derived()
+        state._legal = None
+        return state
+
+    # ----------------------------------------------------------------- text
+    def card_to_string(self, kind: int) -> str:
+        v = kind_value(kind)
+        return f"{COLOUR_NAMES[kind // 10]} {'wager' if v == 0 else v}"
+
+    def action_to_string(self, action: int) -> str:
+        g = self.game
+        K = g.num_kinds
+        if not 0 <= action < g.num_actions:
+            return "out of range"
+        if action < K:
+            return "play " + self.card_to_string(action)
+        if action < 2 * K:
+            return "discard " + self.card_to_string(action - K)
+        if action == g.draw_deck_action:
+            return "draw deck"
+        return "draw " + COLOUR_NAMES[action - g.draw_deck_action - 1]
+
+    def render_text(self, viewer: int | None = None) -> str:
+        from .render import text_table
+
+        return text_table(self, viewer)
+
+    def render_rgb(self) -> np.ndarray:
+        from .render import picture
+
+        return picture(self)
+
+    # ----------------------------------------------------------------- copy and JSON
+    def clone(self) -> State:
+        s = object.__new__(State)
+        self._copy_base_into(s)
+        s.starter, s.round, s.extra_rounds = self.starter, self.round, self.extra_rounds
+        s.cumulative = list(self.cumulative)
+        s.round_scores = [list(r) for r in self.round_scores]
+        s.truncated, s.round_open = self.truncated, self.round_open
+        s.hands = [dict(h) for h in self.hands]
+        s.deck = list(self.deck)
+        s.piles = [list(p) for p in self.piles]
+        s.expeditions = [[list(col) for col in exp] for exp in self.expeditions]
+        s.known = [list(k) for k in self.known]
+        s.current_player, s.step, s.forbidden, s.turn = self.current_player, self.step, self.forbidden, self.turn
+        s._top = [list(x) for x in self._top]
+        s._n = [list(x) for x in self._n]
+        s._w = [list(x) for x in self._w]
+        s._sum = [list(x) for x in self._sum]
+        s._counts = self._counts.copy()
+        s._pile_slots = self._pile_slots.copy()
+        return s
+
+    def _to_dict(self) -> dict[str, Any]:
+        return {
+            "round": self.round, "extra_rounds": self.extra_rounds, "starter": self.starter,
+            "cumulative": self.cumulative, "round_scores": self.round_scores, "round_open": self.round_open,
+            "truncated": self.truncated, "current_player": self.current_player, "step": self.step,
+            "forbidden": self.forbidden, "turn": self.turn, "deck": self.deck, "piles": self.piles,
+            "expeditions": self.expeditions, "known": self.known,
+            "hands": [sorted(k for k, n in h.items() for _ in range(n)) for h in self.hands],
+        }
+
+    def _load_dict(self, d: dict[str, Any]) -> None:
+        for key in ("round", "extra_rounds", "starter", "cumulative", "round_scores", "round_open",
+                    "truncated", "current_player", "step", "forbidden", "turn", "deck", "piles",
+                    "expeditions", "known"):
+            setattr(self, key, d[key])
+        self.hands = [{}, {}]
+        for p, kinds in enumerate(d["hands"]):
+            for k in kinds:
+                self.hands[p][k] = self.hands[p].get(k, 0) + 1
+        self._rebuild_derived()
+
+
+def _slot_code(kind: int) -> float:
+    """discard_order encoding: a card's value / 10, a wager 0.1."""
+    return max(kind_value(kind), 1) / 10
+
+
+Game.state_class = State
