@@ -27,6 +27,7 @@ class TabletopEnv(AECEnv):
       mask is all zeros for agents not on move and is mirrored in ``infos[agent]["action_mask"]``.
     * Rewards are terminal only: ``State.returns()`` (zero-sum, in [-1, 1]) when the game ends.
       A turn cap ends the episode with ``truncations`` set and zero rewards.
+    * ``env.unwrapped.game_state`` is the engine state (``envs.core.game.State``), for analysis and search.
     * ``reset(seed=s)`` makes the whole episode reproducible; a later ``reset()`` without a seed
       continues the same seeded sequence of games.
     """
@@ -54,7 +55,7 @@ class TabletopEnv(AECEnv):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in self.possible_agents}
-        self.state: State | None = None
+        self.game_state: State | None = None
         self._episode_seeds: np.random.Generator | None = None
 
     # ----------------------------------------------------------------- spaces
@@ -70,7 +71,7 @@ class TabletopEnv(AECEnv):
         api_test passes one) and ignored."""
         if seed is not None or self._episode_seeds is None:
             self._episode_seeds = np.random.default_rng(seed)
-        self.state = self.game.new_initial_state(int(self._episode_seeds.integers(2**63)))
+        self.game_state = self.game.new_initial_state(int(self._episode_seeds.integers(2**63)))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -83,14 +84,14 @@ class TabletopEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         info = self.infos.get(agent)
         mask = info["action_mask"] if info is not None else np.zeros(self.game.num_actions, np.int8)
-        return {"observation": self.state.observation(self.agent_name_mapping[agent]), "action_mask": mask}
+        return {"observation": self.game_state.observation(self.agent_name_mapping[agent]), "action_mask": mask}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self.state.apply_action(action)  # ValueError names the action and the phase if illegal
+        self.game_state.apply_action(action)  # ValueError names the action and the phase if illegal
         self._cumulative_rewards[agent] = 0.0
         self._sync()
         if self.render_mode == "human":
@@ -98,8 +99,9 @@ class TabletopEnv(AECEnv):
 
     def _sync(self) -> None:
         """Copy the engine's turn, masks and (at the end) outcome into the AEC dictionaries."""
-        state = self.state
-        if self._actor is not None:
+        state = self.game_state
+        if self._actor is not None and (state.is_terminal() or self.possible_agents[state.current_player]
+                                        != self._actor):
             self.infos[self._actor]["action_mask"] = np.zeros(self.game.num_actions, np.int8)
         if state.is_terminal():
             truncated = state.is_truncated()
@@ -120,11 +122,11 @@ class TabletopEnv(AECEnv):
         if self.render_mode is None:
             raise ValueError("render() needs a render_mode; create the env with render_mode='ansi', "
                              "'human' or 'rgb_array'")
-        if self.state is None:
+        if self.game_state is None:
             raise ValueError("render() was called before reset()")
         if self.render_mode == "rgb_array":
-            return self.state.render_rgb()
-        text = self.state.render_text()
+            return self.game_state.render_rgb()
+        text = self.game_state.render_text()
         if self.render_mode == "ansi":
             return text
         print(text)

@@ -6,8 +6,9 @@ See ``docs/lost_cities.md`` for the observation and action layout tables; the ru
 
 from envs.core.aec import make_env_functions
 
+from .bots import HeuristicAgent
 from .game import Game, State
 
-__all__ = ["Game", "State", "env", "raw_env"]
+__all__ = ["Game", "HeuristicAgent", "State", "env", "raw_env"]
 
 raw_env, env = make_env_functions(Game, __doc__, __name__)

@@ -34,6 +34,9 @@ HAND_SIZE = 8  # L6, L15
 MAX_PILE = 12  # a discard pile holds at most the 12 cards of its colour (L34c)
 MAX_EXTRA_ROUNDS = 5  # L27
 CARD_STEP, DRAW_STEP = 0, 1
+# rows of State._counts, the per-kind count tables the observation is gathered from (hand, expeditions,
+# known and unseen have one row per seat)
+HAND, EXPEDITIONS, PILES, TOPS, KNOWN, UNSEEN = 0, 2, 4, 5, 6, 8
 STEP_NAMES = ("card", "draw")
 
 
@@ -92,10 +95,10 @@ class Game(BaseGame):
             ("opp_expeditions", K, "opponent's expeditions: cards of each kind (L34b)", 0, 3),
             ("discard_counts", K, "cards of each kind in the discard piles", 0, 3),
             ("discard_tops", K, "1 for the kind on top of each non-empty discard pile", 0, 1),
-            ("discard_order", (C, MAX_PILE), "pile c, slot j from the bottom: value/10, a wager 0.1, "
-             "empty 0 (L34c)", 0, 1),
             ("opp_known", K, "cards the opponent is known to hold, lower bound per kind (L33, L34e)", 0, 3),
             ("unseen", K, "cards I have not seen: draw pile + opponent's unknown cards (L32)", 0, 3),
+            ("discard_order", (C, MAX_PILE), "pile c, slot j from the bottom: value/10, a wager 0.1, "
+             "empty 0 (L34c)", 0, 1),
             ("draw_pile", 1, "draw-pile size / initial size (L34d)", 0, 1),
             ("hand_sizes", 2, "my and the opponent's hand size / 8 (L34e)", 0, 1),
             ("to_move", 1, "1 if I am the player to act", 0, 1),
@@ -106,10 +109,10 @@ class Game(BaseGame):
             ("scores", 4, "cumulative scores (me, opp) and current round provisional scores (me, opp), "
              "/100 (L34h)", -score_bound, score_bound),
         ])
-        L = self.layout
-        self._obs_count_rows = (L["hand"].start, L["my_expeditions"].start, L["opp_expeditions"].start,
-                                L["discard_counts"].start, L["opp_known"].start, L["unseen"].stop)
-        self._multiplicity = np.array(self.multiplicity, np.float32)
+        # observation(p) copies 7 rows of State._counts in one gather: these are the row numbers per seat
+        self._count_rows = [np.array([HAND + p, EXPEDITIONS + p, EXPEDITIONS + 1 - p, PILES, TOPS,
+                                      KNOWN + 1 - p, UNSEEN + p]) for p in (0, 1)]
+        self._counts_stop = self.layout["unseen"].stop
 
 
 class State(BaseState):
@@ -151,7 +154,8 @@ class State(BaseState):
         self._rebuild_derived()
 
     def _rebuild_derived(self) -> None:
-        """Derived tables: per-expedition stats (L19, L23) and the count mirror used by observations."""
+        """Tables derived from the zones, kept up to date move by move because the hot paths read them:
+        expedition stats for L19 and L23, and the per-kind counts and pile slots the observation copies."""
         g = self.game
         C, K = g.n_colours, g.num_kinds
         # per (player, colour): highest number rank r (0 = no number yet), cards, wagers, number sum
@@ -159,21 +163,27 @@ class State(BaseState):
         self._n = [[0] * C, [0] * C]
         self._w = [[0] * C, [0] * C]
         self._sum = [[0] * C, [0] * C]
-        # rows: hand 0, hand 1, expeditions 0, expeditions 1, discard piles, known 0, known 1
-        self._counts = np.zeros((7, K), np.float32)
+        self._round_score = [0, 0]
+        self._counts = np.zeros((UNSEEN + 2, K), np.float32)
         self._pile_slots = np.zeros((C, MAX_PILE), np.float32)
+        counts = self._counts
         for p in (0, 1):
             for k, n in self.hands[p].items():
-                self._counts[p, k] = n
-            for k in range(K):
-                self._counts[5 + p, k] = self.known[p][k]
+                counts[HAND + p, k] = n
+            counts[KNOWN + p] = self.known[p]
             for col in self.expeditions[p]:
                 for k in col:
                     self._add_to_expedition_stats(p, k)
         for c, pile in enumerate(self.piles):
             for j, k in enumerate(pile):
-                self._counts[4, k] += 1
+                counts[PILES, k] += 1
                 self._pile_slots[c, j] = _slot_code(k)
+            if pile:
+                counts[TOPS, pile[-1]] = 1
+        # L32: unseen by p = everything minus p's hand, expeditions, piles and the opponent's known cards
+        seen = counts[EXPEDITIONS] + counts[EXPEDITIONS + 1] + counts[PILES]
+        for p in (0, 1):
+            counts[UNSEEN + p] = np.array(g.multiplicity) - counts[HAND + p] - seen - counts[KNOWN + 1 - p]
 
     # ----------------------------------------------------------------- decisions (L11–L22)
     @property
@@ -196,36 +206,49 @@ class State(BaseState):
         g = self.game
         p = self.current_player
         K = g.num_kinds
+        counts = self._counts
         if a < 2 * K:  # card step (L12)
             kind = a % K
             self._remove_from_hand(p, kind)
-            # L33: playing or discarding lowers what the opponent may know, floored at 0
+            # L33: playing or discarding lowers what the opponent may know, floored at 0; a card the
+            # opponent did not know about leaves its unseen pool
             if self.known[p][kind]:
                 self.known[p][kind] -= 1
-                self._counts[5 + p, kind] -= 1
+                counts[KNOWN + p, kind] -= 1
+            else:
+                counts[UNSEEN + 1 - p, kind] -= 1
             c = kind // 10
             if a < K:  # PLAY
                 self.expeditions[p][c].append(kind)
                 self._add_to_expedition_stats(p, kind)
                 self.forbidden = -1  # L21: after a play no pile is forbidden
             else:  # DISCARD
-                self._pile_slots[c, len(self.piles[c])] = _slot_code(kind)
-                self.piles[c].append(kind)
-                self._counts[4, kind] += 1
+                pile = self.piles[c]
+                if pile:
+                    counts[TOPS, pile[-1]] = 0
+                self._pile_slots[c, len(pile)] = _slot_code(kind)
+                pile.append(kind)
+                counts[PILES, kind] += 1
+                counts[TOPS, kind] = 1
                 self.forbidden = c  # L21
             self.step = DRAW_STEP
             return
         if a == g.draw_deck_action:
             kind = self.deck.pop()
+            counts[UNSEEN + p, kind] -= 1  # the opponent still cannot see it
         else:  # DRAW_PILE
             c = a - g.draw_deck_action - 1
-            kind = self.piles[c].pop()
-            self._pile_slots[c, len(self.piles[c])] = 0
-            self._counts[4, kind] -= 1
+            pile = self.piles[c]
+            kind = pile.pop()
+            self._pile_slots[c, len(pile)] = 0
+            counts[PILES, kind] -= 1
+            counts[TOPS, kind] = 0
+            if pile:
+                counts[TOPS, pile[-1]] = 1
             self.known[p][kind] += 1  # L33
-            self._counts[5 + p, kind] += 1
+            counts[KNOWN + p, kind] += 1
         self.hands[p][kind] = self.hands[p].get(kind, 0) + 1
-        self._counts[p, kind] += 1
+        counts[HAND + p, kind] += 1
         self._end_turn()
 
     def _end_turn(self) -> None:
@@ -273,17 +296,20 @@ class State(BaseState):
             del hand[kind]
         else:
             hand[kind] -= 1
-        self._counts[p, kind] -= 1
+        self._counts[HAND + p, kind] -= 1
 
     def _add_to_expedition_stats(self, p: int, kind: int) -> None:
         c, r = divmod(kind, 10)
-        self._n[p][c] += 1
-        self._counts[2 + p, kind] += 1
+        n, w, total = self._n[p], self._w[p], self._sum[p]
+        before = expedition_score(n[c], w[c], total[c])
+        n[c] += 1
+        self._counts[EXPEDITIONS + p, kind] += 1
         if r == 0:
-            self._w[p][c] += 1
+            w[c] += 1
         else:
             self._top[p][c] = r
-            self._sum[p][c] += r + 1
+            total[c] += r + 1
+        self._round_score[p] += expedition_score(n[c], w[c], total[c]) - before
 
     # ----------------------------------------------------------------- outcome (L23–L29)
     def is_terminal(self) -> bool:
@@ -294,8 +320,7 @@ class State(BaseState):
 
     def provisional_scores(self) -> list[int]:
         """L23, L24: the current expeditions' round score per player."""
-        return [sum(expedition_score(n, w, s) for n, w, s in zip(self._n[p], self._w[p], self._sum[p]))
-                for p in (0, 1)]
+        return list(self._round_score)
 
     def scores(self) -> list[int]:
         """Cumulative scores of the completed rounds (L24, L28)."""
@@ -311,45 +336,29 @@ class State(BaseState):
     def observation(self, player: int) -> np.ndarray:
         g = self.game
         L = g.layout
-        me, opp = player, 1 - player
-        counts = self._counts
-        obs = np.zeros(L.size, np.float32)
-        hand, mine, theirs, piles, known, stop = g._obs_count_rows
-        K = g.num_kinds
-        obs[hand:hand + K] = counts[me]
-        obs[mine:mine + K] = counts[2 + me]
-        obs[theirs:theirs + K] = counts[2 + opp]
-        obs[piles:piles + K] = counts[4]
-        obs[known:known + K] = counts[5 + opp]
-        # L32: unseen = everything minus my hand, all expeditions, all piles and the opponent's known cards
-        obs[known + K:stop] = (g._multiplicity - counts[me] - counts[2] - counts[3] - counts[4]
-                               - counts[5 + opp])
-        tops = L["discard_tops"].start
-        for pile in self.piles:
-            if pile:
-                obs[tops + pile[-1]] = 1.0
-        obs[L["discard_order"].slice] = self._pile_slots.ravel()
-        obs[L["draw_pile"].start] = len(self.deck) / g.initial_draw_pile
-        o = L["hand_sizes"].start
-        obs[o] = self._hand_size(me) / HAND_SIZE
-        obs[o + 1] = self._hand_size(opp) / HAND_SIZE
-        if self.current_player != TERMINAL:
-            obs[L["to_move"].start] = self.current_player == me
-            obs[L["step"].start + self.step] = 1.0
-            obs[L["forbidden"].start + 1 + self.forbidden] = 1.0
-        rounds = g.options["rounds"]
-        o = L["match"].start
-        obs[o] = min(self.round, rounds) / rounds
-        obs[o + 1] = self.extra_rounds > 0 and self.round > rounds
-        obs[o + 2] = 1 / rounds
-        obs[o + 3] = self.starter == me
-        if g.turn_cap is not None:
-            obs[o + 4] = self.turn / g.turn_cap
-            obs[o + 5] = 1.0
-        o = L["scores"].start
-        provisional = self.provisional_scores() if self.round_open else [0, 0]
-        obs[o:o + 4] = (self.cumulative[me] / 100, self.cumulative[opp] / 100,
-                        provisional[me] / 100, provisional[opp] / 100)
+        me = player
+        obs = np.empty(L.size, np.float32)
+        # hand, both expeditions, pile counts and tops, opponent's known cards, my unseen pool: one gather
+        np.take(self._counts, g._count_rows[me], axis=0, out=obs[:g._counts_stop].reshape(7, -1))
+        o = L["discard_order"]
+        obs[o.slice] = self._pile_slots.ravel()
+        rounds, cap = g.options["rounds"], g.turn_cap
+        to_move = self.current_player == me
+        running = self.current_player != TERMINAL
+        step = [0.0, 0.0]
+        forbidden = [0.0] * (g.n_colours + 1)
+        if running:
+            step[self.step] = 1.0
+            forbidden[1 + self.forbidden] = 1.0
+        score = self._round_score if self.round_open else (0, 0)
+        obs[o.stop:] = [
+            len(self.deck) / g.initial_draw_pile,
+            self._hand_size(me) / HAND_SIZE, self._hand_size(1 - me) / HAND_SIZE,
+            to_move, *step, *forbidden,
+            min(self.round, rounds) / rounds, self.round > rounds, 1 / rounds, self.starter == me,
+            0.0 if cap is None else self.turn / cap, cap is not None,
+            self.cumulative[me] / 100, self.cumulative[1 - me] / 100, score[me] / 100, score[1 - me] / 100,
+        ]
         return obs
 
     def _hand_size(self, p: int) -> int:
@@ -361,8 +370,7 @@ class State(BaseState):
         opp = 1 - player
         state = self.clone()
         known = self.known[opp]
-        unseen = g._multiplicity - self._counts[player] - self._counts[2] - self._counts[3] - self._counts[4] \
-            - self._counts[5 + opp]
+        unseen = self._counts[UNSEEN + player]
         pool = [k for k in range(g.num_kinds) for _ in range(int(unseen[k]))]
         pool = [pool[i] for i in rng.permutation(len(pool))]
         n_unknown = self._hand_size(opp) - sum(known)
@@ -422,6 +430,7 @@ class State(BaseState):
         s._n = [list(x) for x in self._n]
         s._w = [list(x) for x in self._w]
         s._sum = [list(x) for x in self._sum]
+        s._round_score = list(self._round_score)
         s._counts = self._counts.copy()
         s._pile_slots = self._pile_slots.copy()
         return s

@@ -1,0 +1,39 @@
+"""Play one game between agents through a PettingZoo AEC env.
+
+Game-agnostic (any number of seats): evaluation, training and tests share this one loop, so every
+agent is driven exactly the way a PettingZoo user would drive it — by ``observation`` and
+``action_mask`` only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from pettingzoo import AECEnv
+
+from .agents import Agent
+
+
+def play_game(env: AECEnv, agents: Sequence[Agent], seed: int | None = None) -> tuple[np.ndarray, list | None]:
+    """Reset ``env`` with ``seed`` and play it out; ``agents[i]`` plays ``env.possible_agents[i]``.
+
+    Returns ``(returns, scores)``: the final reward of each seat (float array in seat order) and the
+    game's ``infos[...]["scores"]`` at the end (``None`` if the game reports none).
+    """
+    seats = {name: i for i, name in enumerate(env.possible_agents)}
+    if len(agents) != len(seats):
+        raise ValueError(f"play_game: {len(agents)} agents given for {len(seats)} seats")
+    env.reset(seed=seed)
+    returns = np.zeros(len(seats))
+    scores = None
+    for name in env.agent_iter():
+        observation, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            # Each seat is visited once more after the end: collect its result, then retire it.
+            returns[seats[name]] = reward
+            scores = info.get("scores", scores)
+            env.step(None)
+            continue
+        env.step(agents[seats[name]].act(observation["observation"], observation["action_mask"]))
+    return returns, scores

@@ -1,0 +1,203 @@
+"""A rule-based Lost Cities player that sees only what a PettingZoo agent sees.
+
+``HeuristicAgent.act(observation, action_mask)`` decodes the observation with the game's layout and
+scores every legal action; the cheapest one is played. The scoring rests on two per-card tables:
+
+* ``value`` — what a card is worth to me: a number above the top of an expedition I have started
+  (or am likely to start) will score its face value times the wager multiplier; a card below my top,
+  or of a colour I will not open, is worth nothing.
+* ``danger`` — what a card is worth to the opponent if I discard it: a number above the top of one of
+  their expeditions will be picked up and scored; cards below their top are harmless.
+
+Card step: discarding card k costs ``value[k] + danger[k]``; playing the lowest playable card of a
+colour costs the expected value of the unseen cards it skips (L19: they can never be played after it).
+Draw step: the top card of a pile is taken when it is worth more to me than an average deck card;
+late in the round the deck is preferred when ahead (it ends the round sooner, L14b) and pile cards
+are taken when behind with plays still to make (pile draws stretch the round, L17).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .game import Game
+
+NO_ACTION = np.inf
+
+# Opening an expedition costs 20 (L23): open only if the projected sum beats it by this margin.
+OPEN_MARGIN = 3.0
+# A wager multiplies (sum - 20): play one only early and when the projected sum clears this.
+WAGER_SUM = 28.0
+WAGER_MIN_DECK = 0.5  # fraction of the initial draw pile still to come
+WAGER_MIN_SUPPORT = 3  # number cards of that colour in hand
+# Below this share of the draw pile the bot counts turns (late-round play).
+LATE_DECK = 10
+PLAY_BONUS = 1.0  # a free play (skipping nothing) beats discarding a worthless card
+URGENT = 50.0  # more cards to play than turns left: play now rather than discard
+
+
+class HeuristicAgent:
+    """Plays from ``(observation, action_mask)`` only; deterministic for a given ``seed``."""
+
+    def __init__(self, game: Game, seed: int | None = None):
+        if game.name != "lost_cities":
+            raise ValueError(f"HeuristicAgent plays lost_cities, not {game.name!r}")
+        self.game = game
+        self.rng = np.random.default_rng(seed)
+        C, K = game.n_colours, game.num_kinds
+        self.C, self.K = C, K
+        self.layout = game.layout
+        self.initial_deck = game.initial_draw_pile
+        # Per-kind tables, shaped (colour, rank) like the observation's per-kind fields reshaped.
+        self.values = np.tile(np.array([0, *range(2, 11)], np.float64), (C, 1))  # L4: rank r is value r+1
+        self.ranks = np.tile(np.arange(10), (C, 1))
+        self.is_number = self.ranks > 0
+        self.deck_action = game.draw_deck_action
+
+    # ----------------------------------------------------------------- entry point
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.asarray(action_mask) > 0
+        if not legal.any():
+            raise ValueError("HeuristicAgent.act: the action mask has no legal action")
+        view = self._read(observation)
+        cost = self._draw_costs(view) if view["draw_step"] else self._card_costs(view)
+        cost = np.where(legal, cost, NO_ACTION)
+        # Tiny noise breaks exact ties from the agent's own generator (deterministic for a seed).
+        cost = cost + 1e-6 * self.rng.random(cost.size)
+        return int(np.argmin(cost))
+
+    # ----------------------------------------------------------------- reading the observation
+    def _read(self, observation: np.ndarray) -> dict:
+        """Decode the observation into per-colour facts and the two per-card tables."""
+        f = self.layout.unpack(np.asarray(observation, np.float64))
+        C = self.C
+        grid = {name: f[name].reshape(C, 10) for name in
+                ("hand", "my_expeditions", "opp_expeditions", "discard_tops", "opp_known", "unseen")}
+        deck = int(round(float(f["draw_pile"][0]) * self.initial_deck))
+        unseen = grid["unseen"]
+        # Chance that a given unseen card reaches me: I draw about half the remaining deck, and the
+        # unseen pool is the deck plus the opponent's unknown cards (L32).
+        p_get = min(1.0, 0.5 * deck / max(unseen.sum(), 1.0))
+        turns_left = (deck + 1) // 2  # my card steps if nobody draws from a pile (L14b)
+
+        mine = self._expeditions(grid["my_expeditions"])
+        theirs = self._expeditions(grid["opp_expeditions"])
+        hand = grid["hand"]
+        playable = self.is_number & (self.ranks > mine["top"][:, None])
+        hand_sum = (hand * self.values * playable).sum(1)
+        hand_count = (hand * playable).sum(1)
+        # Projected number sum: what is already down, what I hold, and my share of what is unseen.
+        # Half of that share, because unseen cards often arrive after a higher card was played.
+        projected = mine["sum"] + hand_sum + 0.5 * p_get * (unseen * self.values * playable).sum(1)
+        viability = np.where(mine["started"], 1.0, np.clip((projected - 12.0) / (20.0 + OPEN_MARGIN - 12.0), 0, 1))
+        viability[hand_count > turns_left] *= 0.5  # cannot play them all in time
+
+        scores = f["scores"]
+        return {
+            "draw_step": f["step"][1] > 0.5, "forbidden": int(np.argmax(f["forbidden"])) - 1,
+            "deck": deck, "p_get": p_get, "turns_left": turns_left, "hand": hand,
+            "tops": grid["discard_tops"], "unseen": unseen, "mine": mine, "playable": playable,
+            "hand_sum": hand_sum, "hand_count": hand_count, "projected": projected,
+            "value": self._value(mine, playable, projected, viability, deck),
+            "danger": self._danger(theirs, grid["opp_known"], deck),
+            # Match standing: cumulative plus this round's provisional score (L34h).
+            "lead": float(scores[0] + scores[2] - scores[1] - scores[3]) * 100,
+            "pending": int((hand_count * mine["started"]).sum()),
+        }
+
+    def _expeditions(self, counts: np.ndarray) -> dict:
+        """Per colour: started, highest number rank (0 = none), wagers, number sum (L19, L23)."""
+        has = counts[:, 1:] > 0
+        top = np.where(has.any(1), 9 - np.argmax(has[:, ::-1], axis=1), 0)
+        return {"started": counts.sum(1) > 0, "top": top, "wagers": counts[:, 0],
+                "sum": (counts * self.values).sum(1)}
+
+    def _value(self, mine: dict, playable: np.ndarray, projected: np.ndarray, viability: np.ndarray,
+               deck: int) -> np.ndarray:
+        """What holding each kind is worth to me (0 for dead cards)."""
+        mult = 1.0 + mine["wagers"]
+        value = playable * self.values * (mult * viability)[:, None]
+        # A wager is only playable before any number (L19) and gains (sum - 20) per wager (L23);
+        # it is worth holding only early, for a colour that looks strong.
+        early = deck / self.initial_deck
+        value[:, 0] = np.where(mine["top"] == 0, viability * np.maximum(projected - 20.0, 0.0) * early, 0.0)
+        return value
+
+    def _danger(self, theirs: dict, known: np.ndarray, deck: int) -> np.ndarray:
+        """What a discarded kind is worth to the opponent, who may take it from the pile next turn."""
+        above = self.is_number & (self.ranks > theirs["top"][:, None])
+        time = deck / self.initial_deck
+        # Opened colour: they play it at face value times their multiplier.  Unopened colour: a
+        # small worth that grows with the cards of that colour they are known to collect (L33).
+        interest = 0.2 + 0.3 * np.minimum(known.sum(1), 2.0)
+        per_colour = np.where(theirs["started"], 1.0 + theirs["wagers"], interest * time)
+        danger = above * self.values * per_colour[:, None]
+        danger[:, 0] = np.where(theirs["top"] > 0, 0.0,
+                                np.where(theirs["started"], 10.0, 3.0 * interest * time))
+        return danger
+
+    # ----------------------------------------------------------------- card step (L12)
+    def _card_costs(self, v: dict) -> np.ndarray:
+        K = self.K
+        cost = np.full(self.game.num_actions, NO_ACTION)
+        # Discard: lose the card's worth to me, and hand the opponent its worth to them.
+        cost[K:2 * K] = (v["value"] + v["danger"]).ravel()
+        urgent = v["pending"] >= v["turns_left"]
+        for c in range(self.C):
+            play = self._play_cost(v, c, urgent)
+            if play is not None:
+                kind, c_cost = play
+                cost[kind] = c_cost
+        return cost
+
+    def _play_cost(self, v: dict, c: int, urgent: bool) -> tuple[int, float] | None:
+        """The one sensible play in colour c (a wager, or the lowest playable number) and its cost."""
+        mine, hand = v["mine"], v["hand"][c]
+        started = bool(mine["started"][c])
+        if mine["top"][c] == 0 and hand[0] > 0 and self._wants_wager(v, c):
+            return 10 * c, -PLAY_BONUS - 1.0  # wagers go before numbers (L19)
+        held = np.flatnonzero(hand * v["playable"][c])
+        if held.size == 0:
+            return None
+        r = int(held[0])  # the lowest playable number: it skips the fewest cards
+        if not started and not self._wants_to_open(v, c):
+            return None
+        # Cards skipped by playing r now that I might still have drawn: unseen ones and pile tops.
+        skipped = v["playable"][c] & (self.ranks[c] < r)
+        chance = v["unseen"][c] * v["p_get"] + v["tops"][c]
+        gap = float((skipped * chance * self.values[c]).sum()) * (1.0 + mine["wagers"][c])
+        return 10 * c + r, gap - PLAY_BONUS - (URGENT if urgent and started else 0.0)
+
+    def _wants_to_open(self, v: dict, c: int) -> bool:
+        """Open a colour only when it projects above the 20-point cost and there is time to build it."""
+        if v["hand_count"][c] + v["pending"] > v["turns_left"] + 1:
+            return False
+        return v["projected"][c] >= 20.0 + OPEN_MARGIN
+
+    def _wants_wager(self, v: dict, c: int) -> bool:
+        return (v["deck"] >= WAGER_MIN_DECK * self.initial_deck
+                and v["hand_count"][c] >= WAGER_MIN_SUPPORT
+                and v["projected"][c] >= WAGER_SUM)
+
+    # ----------------------------------------------------------------- draw step (L13)
+    def _draw_costs(self, v: dict) -> np.ndarray:
+        cost = np.full(self.game.num_actions, NO_ACTION)
+        value, danger, unseen = v["value"], v["danger"], v["unseen"]
+        # A deck card is on average worth the mean value of the unseen pool.
+        deck_gain = float((unseen * value).sum() / max(unseen.sum(), 1.0))
+        late = v["deck"] <= LATE_DECK
+        if late and v["lead"] > 0:
+            deck_gain += 5.0  # ahead: every deck draw brings the end closer (L14b)
+        cost[self.deck_action] = -deck_gain
+        stretch = late and v["lead"] < 0 and v["pending"] > 0
+        for c in range(self.C):
+            top = np.flatnonzero(v["tops"][c])
+            if top.size == 0:
+                continue
+            r = int(top[0])
+            gain = value[c, r] + 0.5 * danger[c, r]  # taking it also keeps it from the opponent
+            # Take a pile card only when it is useful to me — a card I merely deny would come back
+            # as a discard — unless I am behind and need the extra turn (L17).
+            if value[c, r] >= 2.0 or stretch:
+                cost[self.deck_action + 1 + c] = -(gain + (5.0 if stretch else 0.0))
+        return cost

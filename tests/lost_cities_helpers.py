@@ -1,0 +1,172 @@
+"""Scenario builders for the Lost Cities rule tests (``shared/rules/lost_cities.md``).
+
+Positions are made only through the public API: take ``to_json()`` of a real state, rewrite its
+``"state"`` dict and load it with ``State.from_json``. The builder keeps every card in exactly one zone
+(L5, L39): cards the scenario does not place fill the hands, then the draw pile, and whatever is left
+goes to the *bottom* of the discard piles of its colour, so the tops a scenario sets stay on top.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from envs.core.game import State
+from envs.lost_cities import Game
+
+COLOURS = ("yellow", "blue", "white", "green", "red", "purple")  # L2
+YELLOW, BLUE, WHITE, GREEN, RED, PURPLE = range(6)
+HAND = 8  # L6, L15
+
+
+def kind(colour: int, card: int | str) -> int:
+    """L4: ``k = 10·c + r``; ``card`` is ``"W"`` (wager) or a value 2..10."""
+    if card in ("W", 0):
+        return 10 * colour
+    assert 2 <= int(card) <= 10, card
+    return 10 * colour + int(card) - 1
+
+
+def cards(colour: int, spec: str) -> list[int]:
+    """``cards(RED, "W W 2 3")`` → the kinds, in the written order."""
+    return [kind(colour, c if c == "W" else int(c)) for c in spec.split()]
+
+
+def is_wager(k: int) -> bool:
+    return k % 10 == 0
+
+
+def reference_score(column: list[int]) -> int:
+    """L23 written out independently of the engine: (s − 20)·(1 + w) + 20 if n ≥ 8; 0 if empty."""
+    if not column:
+        return 0
+    wagers = sum(is_wager(k) for k in column)
+    total = sum(k % 10 + 1 for k in column if not is_wager(k))
+    return (total - 20) * (1 + wagers) + (20 if len(column) >= 8 else 0)
+
+
+def numbers_scoring(target: int) -> list[int]:
+    """Values (2..10, ascending, at most 7 so no bonus) of one wager-less expedition scoring ``target``."""
+    for n in range(1, 8):
+        for combo in combinations(range(2, 11), n):
+            if sum(combo) - 20 == target:
+                return list(combo)
+    raise ValueError(f"no single expedition without wagers scores {target}")
+
+
+def expeditions_scoring(player: int, target: int) -> dict[tuple[int, int], list[int]]:
+    """Expeditions of ``player`` worth ``target`` in total: seat 0 uses yellow/blue, seat 1 white/green."""
+    first, second = (YELLOW, BLUE) if player == 0 else (WHITE, GREEN)
+    if target == 0:
+        return {}
+    try:
+        return {(player, first): [kind(first, v) for v in numbers_scoring(target)]}
+    except ValueError:
+        rest = target - 29 if target > 0 else target + 18
+        return {(player, first): [kind(first, v) for v in numbers_scoring(target - rest)],
+                (player, second): [kind(second, v) for v in numbers_scoring(rest)]}
+
+
+def state_dict(state: State) -> dict[str, Any]:
+    """The engine's serialised position (the ``"state"`` part of ``to_json``)."""
+    return json.loads(state.to_json())["state"]
+
+
+def obs(state: State, player: int) -> dict[str, np.ndarray]:
+    """Player ``player``'s observation split into its named fields."""
+    return state.game.layout.unpack(state.observation(player))
+
+
+def hand_counts(state: State, player: int) -> np.ndarray:
+    """True hand of ``player`` as counts per kind (from the JSON, i.e. hidden information included)."""
+    counts = np.zeros(state.game.num_kinds, np.int64)
+    for k in state_dict(state)["hands"][player]:
+        counts[k] += 1
+    return counts
+
+
+def build(options: dict[str, Any] | None = None, *, base: State | None = None, seed: int = 0,
+          hands: tuple[list[int] | None, list[int] | None] = (None, None),
+          expeditions: dict[tuple[int, int], list[int]] | None = None,
+          piles: dict[int, list[int]] | None = None,
+          deck_top: list[int] = (), deck_size: int | None = None,
+          known: dict[tuple[int, int], int] | None = None,
+          current_player: int = 0, step: str = "card", forbidden: int = -1, turn: int = 0,
+          **fields: Any) -> State:
+    """A legal-looking position of a game with ``options`` (or the game and match data of ``base``).
+
+    * ``hands[p]``: cards of seat p; the rest of its hand (8, or 7 for the actor in a draw step, L15)
+      is filled with unplaced cards.
+    * ``expeditions[(p, c)]`` and ``piles[c]`` (bottom → top) are ordered kinds.
+    * ``deck_top``: the next cards of the draw pile, first drawn first; ``deck_size`` the total size
+      (default: every unplaced card). Extra unplaced cards go under the discard piles.
+    * ``fields`` overwrite other JSON fields (round, starter, cumulative, round_scores, extra_rounds, …).
+    """
+    base = base if base is not None else Game(**(options or {})).new_initial_state(seed)
+    data = json.loads(base.to_json())
+    game = base.game
+    C, K = game.n_colours, game.num_kinds
+    left = {k: (3 if is_wager(k) else 1) for k in range(K)}
+
+    def take(k: int) -> int:
+        if left.get(k, 0) <= 0:
+            raise ValueError(f"scenario uses more copies of kind {k} than exist (L3)")
+        left[k] -= 1
+        return k
+
+    exps = [[[] for _ in range(C)] for _ in (0, 1)]
+    for (p, c), column in (expeditions or {}).items():
+        exps[p][c] = [take(k) for k in column]
+    pile_tops = [[take(k) for k in (piles or {}).get(c, [])] for c in range(C)]
+    held = [[take(k) for k in (h or [])] for h in hands]
+    top = [take(k) for k in deck_top]
+    unplaced = [k for k in range(K) for _ in range(left[k])]
+    for p in (0, 1):
+        size = HAND - (step == "draw" and p == current_player)
+        if len(held[p]) > size:
+            raise ValueError(f"hand {p} holds {len(held[p])} cards, more than {size} (L15)")
+        while len(held[p]) < size:
+            held[p].append(unplaced.pop())
+    rest = len(unplaced) if deck_size is None else deck_size - len(top)
+    if not 0 <= rest <= len(unplaced):
+        raise ValueError(f"deck_size={deck_size} does not fit the {len(unplaced) + len(top)} free cards")
+    deck = unplaced[len(unplaced) - rest:] + top[::-1]  # the last element is the top (drawn first)
+    under = unplaced[:len(unplaced) - rest]
+    pile_lists = [[k for k in under if k // 10 == c] + pile_tops[c] for c in range(C)]
+    known_lists = [[0] * K, [0] * K]
+    for (p, k), n in (known or {}).items():
+        known_lists[p][k] = n
+    data["state"].update({
+        "hands": [sorted(h) for h in held], "expeditions": exps, "piles": pile_lists, "deck": deck,
+        "known": known_lists, "current_player": current_player, "step": 0 if step == "card" else 1,
+        "forbidden": forbidden, "turn": turn, "round_open": True, "truncated": False, **fields,
+    })
+    return State.from_json(json.dumps(data))
+
+
+def last_draw(options: dict[str, Any] | None = None, *, scores: tuple[int, int] = (0, 0),
+              base: State | None = None, **kw: Any) -> State:
+    """A draw step with one card left in the draw pile whose expeditions score ``scores`` (L14b, L26)."""
+    expeditions = {**expeditions_scoring(0, scores[0]), **expeditions_scoring(1, scores[1])}
+    kw.setdefault("turn", 60)
+    return build(options, base=base, expeditions=expeditions, deck_size=1, step="draw", **kw)
+
+
+def draw_deck(state: State) -> None:
+    state.apply_action(2 * state.game.num_kinds)  # DRAW_DECK is action 2K (L36)
+
+
+def check_conservation(state: State) -> None:
+    """L39: every kind's copies over draw pile, hands, piles and expeditions equal its multiplicity."""
+    d = state_dict(state)
+    K = state.game.num_kinds
+    counts = np.zeros(K, np.int64)
+    zones = [d["deck"], *d["hands"], *d["piles"], *(col for exp in d["expeditions"] for col in exp)]
+    for zone in zones:
+        for k in zone:
+            counts[k] += 1
+    expected = np.array([3 if is_wager(k) else 1 for k in range(K)])
+    assert (counts == expected).all(), f"card conservation broken: {counts - expected}"
