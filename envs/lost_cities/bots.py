@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .game import Game
+from .game import Game, expedition_score
 
 NO_ACTION = np.inf
 
@@ -109,7 +109,7 @@ class HeuristicAgent:
         """Per colour: started, highest number rank (0 = none), wagers, number sum (L19, L23)."""
         has = counts[:, 1:] > 0
         top = np.where(has.any(1), 9 - np.argmax(has[:, ::-1], axis=1), 0)
-        return {"started": counts.sum(1) > 0, "top": top, "wagers": counts[:, 0],
+        return {"started": counts.sum(1) > 0, "count": counts.sum(1), "top": top, "wagers": counts[:, 0],
                 "sum": (counts * self.values).sum(1)}
 
     def _value(self, mine: dict, playable: np.ndarray, projected: np.ndarray, viability: np.ndarray,
@@ -142,42 +142,72 @@ class HeuristicAgent:
         cost = np.full(self.game.num_actions, NO_ACTION)
         # Discard: lose the card's worth to me, and hand the opponent its worth to them.
         cost[K:2 * K] = (v["value"] + v["danger"]).ravel()
-        urgent = v["pending"] >= v["turns_left"]
+        rush = self._endgame_plan(v)
         for c in range(self.C):
-            play = self._play_cost(v, c, urgent)
+            play = self._play_cost(v, c, rush)
             if play is not None:
                 kind, c_cost = play
                 cost[kind] = c_cost
         return cost
 
-    def _play_cost(self, v: dict, c: int, urgent: bool) -> tuple[int, float] | None:
+    def _play_cost(self, v: dict, c: int, rush: np.ndarray | None) -> tuple[int, float] | None:
         """The one sensible play in colour c (a wager, or the lowest playable number) and its cost."""
         mine, hand = v["mine"], v["hand"][c]
-        started = bool(mine["started"][c])
-        if mine["top"][c] == 0 and hand[0] > 0 and self._wants_wager(v, c):
+        if rush is None and mine["top"][c] == 0 and hand[0] > 0 and self._wants_wager(v, c):
             return 10 * c, -PLAY_BONUS - 1.0  # wagers go before numbers (L19)
         held = np.flatnonzero(hand * v["playable"][c])
+        if rush is not None:  # the end-game plan says which cards are worth the remaining turns
+            held = held[held >= rush[c]]
+        elif not mine["started"][c] and not self._wants_to_open(v, c):
+            return None
         if held.size == 0:
             return None
         r = int(held[0])  # the lowest playable number: it skips the fewest cards
-        if not started and not self._wants_to_open(v, c):
-            return None
-        # Cards skipped by playing r now that I might still have drawn: unseen ones and pile tops.
+        # Cards skipped by playing r now that I might still draw: unseen ones and pile tops.
         skipped = v["playable"][c] & (self.ranks[c] < r)
-        chance = v["unseen"][c] * v["p_get"] + v["tops"][c]
+        chance = (v["unseen"][c] + v["tops"][c]) * v["p_get"]
         gap = float((skipped * chance * self.values[c]).sum()) * (1.0 + mine["wagers"][c])
-        return 10 * c + r, gap - PLAY_BONUS - (URGENT if urgent and started else 0.0)
+        return 10 * c + r, gap - PLAY_BONUS - (URGENT if rush is not None else 0.0)
 
     def _wants_to_open(self, v: dict, c: int) -> bool:
         """Open a colour only when it projects above the 20-point cost and there is time to build it."""
-        if v["hand_count"][c] + v["pending"] > v["turns_left"] + 1:
-            return False
-        return v["projected"][c] >= 20.0 + OPEN_MARGIN
+        return v["projected"][c] >= 20.0 + OPEN_MARGIN and v["hand_count"][c] <= v["turns_left"]
 
     def _wants_wager(self, v: dict, c: int) -> bool:
         return (v["deck"] >= WAGER_MIN_DECK * self.initial_deck
                 and v["hand_count"][c] >= WAGER_MIN_SUPPORT
                 and v["projected"][c] >= WAGER_SUM)
+
+    def _endgame_plan(self, v: dict) -> np.ndarray | None:
+        """When I hold more worthwhile plays than turns left, choose which to make.
+
+        Returns, per colour, the lowest rank worth playing (10 = none), or None while turns are not
+        short.  Each colour's best use of m turns is its m highest playable cards (L19 allows gaps);
+        a small knapsack over colours spends the turns where they score most (L23).
+        """
+        T = v["turns_left"]
+        mine, hand, playable = v["mine"], v["hand"], v["playable"]
+        options = []  # per colour: its playable ranks (highest first) and the gain of playing m of them
+        for c in range(self.C):
+            ranks = np.flatnonzero(hand[c] * playable[c])[::-1]
+            sums = np.cumsum(self.values[c, ranks])
+            n, w, s = int(mine["count"][c]), int(mine["wagers"][c]), int(mine["sum"][c])
+            now = expedition_score(n, w, s)
+            options.append((ranks, [0.0] + [expedition_score(n + m, w, s + int(sums[m - 1])) - now
+                                            for m in range(1, ranks.size + 1)]))
+        if sum(r.size for r, g in options if max(g) > 0) < T:
+            return None
+        best = {0: (0.0, ())}  # turns used -> (gain, cards per colour)
+        for ranks, gains in options:
+            nxt: dict[int, tuple[float, tuple]] = {}
+            for used, (gain, picks) in best.items():
+                for m in range(min(ranks.size, T - used) + 1):
+                    cand = (gain + gains[m], picks + (m,))
+                    if cand[0] > nxt.get(used + m, (-np.inf,))[0]:
+                        nxt[used + m] = cand
+            best = nxt
+        _, picks = max(best.values(), key=lambda x: x[0])
+        return np.array([ranks[m - 1] if m else 10 for (ranks, _), m in zip(options, picks)])
 
     # ----------------------------------------------------------------- draw step (L13)
     def _draw_costs(self, v: dict) -> np.ndarray:

@@ -1,0 +1,477 @@
+"""Game-agnostic contract checks, reused unchanged by every game's tests.
+
+Everything here is driven only by the engine contract (``envs.core.game.Game`` / ``State``) and the
+PettingZoo env functions, so a new game gets the whole battery by calling these functions with its
+``Game`` and ``env`` / ``raw_env``; game rules enter only through the optional ``invariant`` and
+``transition`` callbacks of :func:`check_random_play`.
+
+* :func:`check_random_play` — seeded random legal games with per-step contract checks, sparse deep checks
+  (clone / JSON copies replay the same future, no information leak via ``sample_hidden``) and end checks.
+* :func:`check_determinism` — same seed and actions, same trajectory; different seeds, different deals.
+* :func:`check_bad_input` — illegal, out-of-range and non-integer actions raise ``ValueError`` and change
+  nothing.
+* :func:`check_env_api` — PettingZoo ``api_test`` / ``seed_test`` / ``render_test``, pickling, masks,
+  infos and rewards of the AEC adapter.
+* :func:`golden_playthrough` / :func:`assert_matches_golden` — a seeded game as text, compared with a
+  stored file; ``TABLETOP_REGEN_GOLDEN=1 python -m pytest tests -k golden`` rewrites the files.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import pickle
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pettingzoo.test import api_test, render_test, seed_test
+
+from envs.core.game import TERMINAL, Game, State
+
+Invariant = Callable[[State], None]
+Transition = Callable[[State, int, State], None]
+
+
+# ===================================================================== helpers
+def random_action(state: State, rng: np.random.Generator) -> int:
+    """A uniformly random legal action."""
+    legal = state.legal_actions()
+    return legal[int(rng.integers(len(legal)))]
+
+
+def random_playout(state: State, rng: np.random.Generator, max_steps: int | None = None) -> list[int]:
+    """Play random legal actions on ``state`` (mutating it) until the end or ``max_steps``; the actions."""
+    actions = []
+    while not state.is_terminal() and (max_steps is None or len(actions) < max_steps):
+        actions.append(random_action(state, rng))
+        state.apply_action(actions[-1])
+    return actions
+
+
+def _position(state: State) -> Any:
+    """The state's content without its generator (two deals differ here, not just in the RNG state)."""
+    return json.loads(state.to_json())["state"]
+
+
+def _where(game: Game, indices: np.ndarray) -> str:
+    """Observation indices as ``field[i]`` names, for messages."""
+    names = []
+    for i in indices[:8]:
+        field = next(f for f in game.layout if f.start <= i < f.stop)
+        names.append(f"{field.name}[{i - field.start}]")
+    return ", ".join(names) + (" …" if len(indices) > 8 else "")
+
+
+def _assert_same_observations(game: Game, a: State, b: State, what: str) -> None:
+    for p in range(game.num_players):
+        oa, ob = a.observation(p), b.observation(p)
+        differ = np.flatnonzero(oa != ob)
+        assert differ.size == 0, f"{what}: observation of player {p} differs at {_where(game, differ)}"
+
+
+# ===================================================================== random play
+@dataclass
+class PlayStats:
+    """What a :func:`check_random_play` run covered, so tests can assert it was a real run."""
+
+    episodes: int = 0
+    decisions: int = 0
+    truncated: int = 0
+    longest: int = 0  # decisions in the longest episode
+    deep_checks: int = 0
+    hidden_changed: int = 0  # sample_hidden results that differed from the true state
+
+
+def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant | None = None,
+                      transition: Transition | None = None, deep_every: int = 50,
+                      horizon: int = 6) -> PlayStats:
+    """Play ``episodes`` uniformly random legal games and check the engine contract throughout.
+
+    At every position: ``current_player`` is a seat, ``legal_actions()`` sorted distinct ints, never
+    empty, equal to the int8 ``action_mask()``; every seat's ``observation`` is float32 of
+    ``layout.size``, finite and inside ``layout.bounds()``; ``invariant(state)`` passes (game rules,
+    also applied to terminal states and to every ``sample_hidden`` result). After every action,
+    ``transition(before, action, after)`` passes (``before`` is a clone, only taken if given).
+
+    Every ``deep_every`` decisions: ``clone()`` and ``State.from_json(to_json())`` are equal to the
+    state, play the same ``horizon`` actions to the same result as the original, and mutating the clone
+    leaves the original alone; returned arrays are fresh copies; action strings round-trip; and no
+    information leaks: for each seat p, ``sample_hidden(p, rng)`` gives the same ``observation(p)``,
+    ``render_text(p)``, player to act and (for the player to act) legal actions.
+
+    At the end: the leak check again, ``TERMINAL``, no legal action, zero-sum ``returns()`` in [-1, 1]
+    that follow ``ranking_key()``, all zero when truncated.
+    """
+    rng = np.random.default_rng(seed)
+    low, high = game.layout.bounds()
+    stats = PlayStats()
+    for _ in range(episodes):
+        state = game.new_initial_state(int(rng.integers(2**63)))
+        decisions = 0
+        script: list[int] = []  # actions already played on copies in a deep check
+        expected: State | None = None  # where a copy ended up after the script
+        while True:
+            _check_position(state, low, high, invariant)
+            if state.is_terminal():
+                break
+            if not script and deep_every and stats.decisions % deep_every == 0:
+                _check_no_leak(state, rng, invariant, stats)
+                _check_fresh_copies(state)
+                script, expected = _play_copies(state, rng, horizon)
+                stats.deep_checks += 1
+            action = script.pop(0) if script else random_action(state, rng)
+            before = state.clone() if transition else None
+            state.apply_action(action)
+            if transition:
+                transition(before, action, state)
+            decisions += 1
+            stats.decisions += 1
+            if expected is not None and not script:
+                assert state.to_json() == expected.to_json(), \
+                    "the original and its clone / JSON copy diverged under the same actions"
+                _assert_same_observations(game, state, expected, "original vs copy after the same actions")
+                assert state.legal_actions() == expected.legal_actions()
+                expected = None
+        _check_end(state)
+        _check_no_leak(state, rng, invariant, stats)  # hidden information may remain after the end
+        stats.episodes += 1
+        stats.truncated += state.is_truncated()
+        stats.longest = max(stats.longest, decisions)
+    return stats
+
+
+def _check_position(state: State, low: np.ndarray, high: np.ndarray, invariant: Invariant | None) -> None:
+    game = state.game
+    legal = state.legal_actions()
+    mask = state.action_mask()
+    assert mask.dtype == np.int8 and mask.shape == (game.num_actions,), \
+        f"action_mask() must be int8 of shape ({game.num_actions},), got {mask.dtype} {mask.shape}"
+    assert np.flatnonzero(mask).tolist() == legal and set(np.unique(mask)) <= {0, 1}, \
+        "action_mask() does not match legal_actions()"
+    if state.is_terminal():
+        assert state.current_player == TERMINAL and legal == [], "a finished game has no player to act"
+    else:
+        assert 0 <= state.current_player < game.num_players, f"current_player={state.current_player}"
+        assert legal, f"no legal action for player {state.current_player} in phase {state.phase}"
+        assert all(type(a) is int for a in legal), "legal_actions() must hold Python ints"
+        assert legal == sorted(set(legal)), "legal_actions() must be sorted and distinct"
+        assert 0 <= legal[0] and legal[-1] < game.num_actions, "legal action out of range"
+        assert state.phase != "terminal"
+    for p in range(game.num_players):
+        obs = state.observation(p)
+        assert isinstance(obs, np.ndarray) and obs.dtype == np.float32 and obs.shape == (game.layout.size,), \
+            f"observation({p}) must be float32 of shape ({game.layout.size},)"
+        outside = np.flatnonzero(~((obs >= low) & (obs <= high)))  # NaN counts as outside
+        assert outside.size == 0, f"observation({p}) outside the layout bounds at {_where(game, outside)}: " \
+            f"{obs[outside[:8]].tolist()}"
+    if invariant:
+        invariant(state)
+
+
+def _check_end(state: State) -> None:
+    n = state.num_players
+    assert state.current_player == TERMINAL and state.legal_actions() == []
+    assert state.phase == "terminal", f"phase of a finished game is {state.phase!r}"
+    returns = state.returns()
+    assert isinstance(returns, np.ndarray) and returns.shape == (n,)
+    assert abs(returns.sum()) < 1e-9, f"returns {returns} are not zero-sum"
+    assert np.all((returns >= -1) & (returns <= 1)), f"returns {returns} outside [-1, 1]"
+    if state.is_truncated():
+        assert not returns.any(), f"a truncated episode returns {returns}, not zeros"
+    else:
+        key = state.ranking_key()
+        for i in range(n):
+            for j in range(n):
+                assert (returns[i] > returns[j]) == (key[i] > key[j]), \
+                    f"returns {returns} do not follow ranking_key {key}"
+    assert len(state.scores()) == n
+    info = state.end_info()
+    assert isinstance(info, dict) and list(info["scores"]) == list(state.scores())
+    json.dumps(info)  # infos must be plain data
+    assert isinstance(state.render_text(), str)
+
+
+def _play_copies(state: State, rng: np.random.Generator, horizon: int) -> tuple[list[int], State]:
+    """Play a random future on a clone and the same actions on a JSON copy; the original must not move."""
+    snapshot = state.to_json()
+    clone = state.clone()
+    copy = State.from_json(snapshot)
+    assert type(clone) is type(state) and type(copy) is type(state)
+    assert clone.to_json() == snapshot, "clone() differs from the original"
+    assert copy.to_json() == snapshot, "State.from_json(to_json()) does not round-trip"
+    _assert_same_observations(state.game, state, copy, "JSON copy")
+    actions = random_playout(clone, np.random.default_rng(int(rng.integers(2**63))), horizon)
+    assert state.to_json() == snapshot, "playing on a clone changed the original"
+    for a in actions:
+        copy.apply_action(a)
+    assert copy.to_json() == clone.to_json(), "clone and JSON copy diverged under the same actions"
+    return actions, clone
+
+
+def _check_no_leak(state: State, rng: np.random.Generator, invariant: Invariant | None,
+                   stats: PlayStats) -> None:
+    """Resampling what seat p cannot see changes nothing p observes."""
+    snapshot = state.to_json()
+    position = _position(state)
+    for p in range(state.num_players):
+        sample = state.sample_hidden(p, rng)
+        assert sample is not state and type(sample) is type(state)
+        assert state.to_json() == snapshot, "sample_hidden changed the original state"
+        differ = np.flatnonzero(sample.observation(p) != state.observation(p))
+        assert differ.size == 0, f"information leak: observation({p}) changed when its hidden part was " \
+            f"resampled, at {_where(state.game, differ)}"
+        assert sample.render_text(p) == state.render_text(p), \
+            f"information leak: render_text({p}) shows something player {p} cannot know"
+        assert sample.current_player == state.current_player and sample.phase == state.phase
+        if state.current_player == p:
+            assert sample.legal_actions() == state.legal_actions(), \
+                f"information leak: player {p}'s legal actions depend on hidden information"
+        if invariant:
+            invariant(sample)
+        stats.hidden_changed += _position(sample) != position
+
+
+def _check_fresh_copies(state: State) -> None:
+    """Returned observations, masks and action lists are the caller's to keep and to mutate; action
+    strings are distinct and round-trip through ``string_to_action``."""
+    for p in range(state.num_players):
+        a, b = state.observation(p), state.observation(p)
+        assert not np.shares_memory(a, b), "observation() returns a shared buffer"
+        a[:] = -7
+        assert np.array_equal(state.observation(p), b), "writing into an observation changed the state"
+    mask = state.action_mask()
+    mask[:] = 0
+    assert state.action_mask().any(), "writing into action_mask() changed the state"
+    legal = state.legal_actions()
+    legal.clear()
+    assert state.legal_actions(), "mutating the legal_actions() list changed the state"
+    names = [state.action_to_string(a) for a in state.legal_actions()]
+    assert len(set(names)) == len(names), f"two legal actions share a name: {names}"
+    for a, name in zip(state.legal_actions(), names, strict=True):
+        assert state.string_to_action(name) == a, f"string_to_action({name!r}) is not {a}"
+
+
+# ===================================================================== determinism
+def check_determinism(game: Game, seeds: list[int] | range) -> None:
+    """Same seed and same (seeded) action choices give identical states, observations and masks at
+    every step — even with Python's and numpy's global generators seeded differently; different
+    seeds give different deals."""
+    deals = set()
+    for seed in seeds:
+        runs = []
+        for global_seed in (1, 2):  # an engine using a global generator would diverge here
+            random.seed(global_seed)
+            np.random.seed(global_seed)
+            runs.append((game.new_initial_state(seed), np.random.default_rng(seed)))
+        (a, rng_a), (b, rng_b) = runs
+        deals.add(json.dumps(_position(a), sort_keys=True))
+        step = 0
+        while True:
+            assert a.to_json() == b.to_json(), f"seed {seed}: runs diverged at step {step}"
+            _assert_same_observations(game, a, b, f"seed {seed}, step {step}")
+            assert np.array_equal(a.action_mask(), b.action_mask())
+            if a.is_terminal():
+                break
+            random.seed(step)  # the global generators move between the two runs' steps
+            a.apply_action(random_action(a, rng_a))
+            np.random.seed(step + 1)
+            b.apply_action(random_action(b, rng_b))
+            step += 1
+        assert b.is_terminal() and np.array_equal(a.returns(), b.returns())
+    assert len(deals) > 1 or len(seeds) < 2, f"seeds {list(seeds)} all gave the same deal"
+
+
+# ===================================================================== bad input
+def check_bad_input(state: State) -> list[str]:
+    """Illegal, out-of-range and non-integer actions raise ``ValueError`` naming the action (and the
+    phase, for integers while the game runs) and leave the state unchanged; numpy integers are accepted.
+    Works on running and finished states. Returns the error messages (for eyeballing)."""
+    game = state.game
+    snapshot = state.to_json()
+    running = not state.is_terminal()
+    legal = set(state.legal_actions())
+    illegal = [a for a in range(game.num_actions) if a not in legal]
+    if running:
+        assert illegal, "every action is legal here; pick another state to test bad input"
+    bad: list[Any] = [*illegal[:1], *illegal[-1:], -1, game.num_actions, 10**12,
+                      "x", 1.5, 2.0, np.float64(1.0), None, [0]]
+    messages = []
+    for action in bad:
+        try:
+            state.apply_action(action)
+        except ValueError as error:
+            message = str(error)
+        else:
+            raise AssertionError(f"apply_action({action!r}) was accepted in phase {state.phase}")
+        messages.append(message)
+        if isinstance(action, int):
+            assert re.search(rf"(?<![\w-]){re.escape(str(action))}(?!\w)", message), \
+                f"the error for action {action} does not name it: {message!r}"
+            if running:
+                assert state.phase in message, f"the error for action {action} does not name the phase " \
+                    f"{state.phase!r}: {message!r}"
+        else:
+            assert repr(action) in message or str(action) in message, \
+                f"the error for action {action!r} does not name it: {message!r}"
+        assert state.to_json() == snapshot, f"the rejected action {action!r} changed the state"
+        assert set(state.legal_actions()) == legal
+    if running:
+        a = min(legal)
+        with_numpy, with_int = state.clone(), state.clone()
+        with_numpy.apply_action(np.int64(a))
+        with_int.apply_action(a)
+        assert with_numpy.to_json() == with_int.to_json(), "a numpy integer action is treated differently"
+    return messages
+
+
+# ===================================================================== PettingZoo adapter
+def check_env_api(env_fn: Callable[..., Any], raw_env_fn: Callable[..., Any], seed: int = 0,
+                  num_cycles: int = 1000, **options: Any) -> None:
+    """The PettingZoo side of a game under ``options``: ``api_test`` (wrapped and raw), ``seed_test``,
+    ``render_test`` for every render mode, pickling mid-game, cached spaces, masks and infos, rewards.
+    ``num_cycles`` must let a random game finish."""
+    api_test(env_fn(**options), num_cycles=num_cycles)
+    api_test(raw_env_fn(**options), num_cycles=num_cycles)
+    seed_test(lambda: env_fn(**options), num_cycles=num_cycles)
+    render_test(lambda render_mode=None: env_fn(render_mode=render_mode, **options),
+                custom_tests={"rgb_array": _is_picture, "ansi": lambda text: len(text) > 20})
+    for make in (env_fn, raw_env_fn):
+        _check_pickle(make(**options), seed)
+        _check_masks_and_rewards(make(**options), seed)
+
+
+def _is_picture(image: np.ndarray) -> bool:
+    """A real picture: H×W×3 uint8, not tiny, with more than a handful of distinct colours."""
+    if not (isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3
+            and image.shape[2] == 3 and min(image.shape[:2]) >= 64):
+        return False
+    return len(np.unique(image.reshape(-1, 3), axis=0)) > 5
+
+
+def _trace(env: Any, rng: np.random.Generator, max_steps: int | None = None) -> list[tuple]:
+    """Step ``env`` with random legal actions; per step what ``last()`` and ``observe`` show."""
+    out = []
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        views = tuple(env.observe(a)["observation"].tobytes() for a in env.agents)
+        out.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), views, reward,
+                    terminated, truncated))
+        if terminated or truncated:
+            env.step(None)
+        else:
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if max_steps is not None and len(out) >= max_steps:
+            break
+    return out
+
+
+def _check_pickle(env: Any, seed: int) -> None:
+    """A pickled mid-game env continues exactly like the original."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    _trace(env, rng, max_steps=25)
+    restored = pickle.loads(pickle.dumps(env))
+    assert type(restored) is type(env)
+    state = rng.bit_generator.state
+    original_future = _trace(env, rng)
+    rng.bit_generator.state = state
+    assert _trace(restored, rng) == original_future, "an unpickled env does not continue like the original"
+
+
+def _check_masks_and_rewards(env: Any, seed: int) -> None:
+    """Play one game, checking the AEC view against the engine state at every step."""
+    env.reset(seed=seed)
+    raw = env.unwrapped
+    game = raw.game
+    rng = np.random.default_rng(seed)
+    zeros = np.zeros(game.num_actions, np.int8)
+    for agent in env.possible_agents:
+        assert env.observation_space(agent) is env.observation_space(agent), "observation space not cached"
+        assert env.action_space(agent) is env.action_space(agent), "action space not cached"
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        state = raw.state
+        seat = raw.agent_name_mapping[agent]
+        assert env.observation_space(agent).contains(obs)
+        for other in env.agents:
+            view = env.observe(other)
+            i = raw.agent_name_mapping[other]
+            assert np.array_equal(view["observation"], state.observation(i))
+            assert view["action_mask"].dtype == np.int8
+            expected = state.action_mask() if other == agent and not state.is_terminal() else zeros
+            assert np.array_equal(view["action_mask"], expected), f"wrong mask for {other}"
+            assert np.array_equal(env.infos[other]["action_mask"], expected), \
+                f"infos[{other!r}]['action_mask'] does not mirror the observation's mask"
+        if state.is_terminal():
+            assert terminated == (not state.is_truncated()) and truncated == state.is_truncated()
+            assert reward == state.returns()[seat], f"{agent} got {reward}, returns are {state.returns()}"
+            for key, value in state.end_info().items():
+                assert info[key] == value, f"infos[{agent!r}][{key!r}] = {info[key]!r}, expected {value!r}"
+            env.step(None)
+            continue
+        assert seat == state.current_player, "agent_selection is not the engine's current player"
+        assert not (terminated or truncated) and reward == 0
+        assert not any(env.rewards.values()), "a reward before the end of the game"
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert env.agents == [] and raw.state.is_terminal()
+
+
+# ===================================================================== golden playthroughs
+GOLDEN_ENV = "TABLETOP_REGEN_GOLDEN"
+
+
+def golden_playthrough(game: Game, seed: int) -> str:
+    """A seeded game (state seed and action choices from ``seed``) as text: the table at the start and
+    end, then per step the acting player's observation (non-zero entries), its legal actions and the
+    chosen action; finally scores, returns and end info."""
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    lines = [f"# {game.title}: {game!r}, seed {seed}", "", state.render_text(), ""]
+    step = 0
+    while not state.is_terminal():
+        p = state.current_player
+        legal = state.legal_actions()
+        action = legal[int(rng.integers(len(legal)))]
+        lines += [f"step {step}: player {p}, phase {state.phase}",
+                  "  obs: " + _nonzero_entries(game, state.observation(p)),
+                  "  legal: " + ", ".join(state.action_to_string(a) for a in legal),
+                  f"  action: {action} ({state.action_to_string(action)})"]
+        state.apply_action(action)
+        step += 1
+    lines += ["", f"end after {step} steps: {'truncated' if state.is_truncated() else 'terminated'}",
+              f"scores: {state.scores()}", f"returns: {state.returns().tolist()}",
+              f"end_info: {json.dumps(state.end_info(), sort_keys=True)}", "", state.render_text()]
+    return "\n".join(lines) + "\n"
+
+
+def _nonzero_entries(game: Game, obs: np.ndarray) -> str:
+    parts = []
+    for name, values in game.layout.unpack(obs).items():
+        for index in np.argwhere(values):
+            parts.append(f"{name}[{','.join(map(str, index))}]={float(values[tuple(index)]):.4g}")
+    return " ".join(parts)
+
+
+def assert_matches_golden(text: str, path: str | Path) -> None:
+    """Compare ``text`` with the stored golden file (unified diff on failure); with the environment
+    variable ``TABLETOP_REGEN_GOLDEN=1`` rewrite the file instead."""
+    path = Path(path)
+    if os.environ.get(GOLDEN_ENV) == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return
+    assert path.exists(), f"golden file {path} is missing; create it with {GOLDEN_ENV}=1"
+    stored = path.read_text(encoding="utf-8")
+    if stored == text:
+        return
+    diff = list(difflib.unified_diff(stored.splitlines(), text.splitlines(), f"{path} (stored)",
+                                     "current", lineterm="", n=2))
+    shown = diff[:80] + ([f"… {len(diff) - 80} more diff lines"] if len(diff) > 80 else [])
+    raise AssertionError(f"the playthrough differs from {path}; if the change is intended, rerun with "
+                         f"{GOLDEN_ENV}=1 and review the diff of the file\n" + "\n".join(shown))
