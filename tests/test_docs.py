@@ -1,0 +1,46 @@
+"""The README quickstart runs, and every game's doc contains the tables generated from the code."""
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+import envs
+from envs.core.options import markdown_table
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_readme_quickstart_runs_and_is_short():
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"## Quickstart\s+```python\n(.*?)```", readme, re.S).group(1)
+    assert len(block.strip().splitlines()) <= 10
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "README quickstart", "exec"), {})
+    scores, returns = out.getvalue().split("] ")
+    assert scores.startswith("[") and "[" in returns
+
+
+def test_readme_commands_exist_in_makefile_and_ci():
+    readme = (ROOT / "README.md").read_text()
+    makefile = (ROOT / "Makefile").read_text()
+    assert "make train" in readme and "make test" in readme
+    assert re.search(r"^train:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+@pytest.mark.parametrize("name", envs.list_games())
+def test_game_doc_contains_generated_tables(name):
+    doc = (ROOT / "docs" / f"{name}.md").read_text()
+    game_class = envs.game_class(name)
+    assert markdown_table(game_class.option_schema) in doc
+    assert game_class().layout.to_markdown() in doc
+
+
+def test_readme_lists_every_registered_game():
+    readme = (ROOT / "README.md").read_text()
+    for name in envs.list_games():
+        assert f"(`{name}`)" in readme
