@@ -113,6 +113,8 @@ class Game(BaseGame):
         self._count_rows = [np.array([HAND + p, EXPEDITIONS + p, EXPEDITIONS + 1 - p, PILES, TOPS,
                                       KNOWN + 1 - p, UNSEEN + p]) for p in (0, 1)]
         self._counts_stop = self.layout["unseen"].stop
+        self._order_slice = self.layout["discard_order"].slice
+        self._scalars_start = self.layout["discard_order"].stop
 
 
 class State(BaseState):
@@ -335,13 +337,11 @@ class State(BaseState):
     # ----------------------------------------------------------------- information (L30–L34)
     def observation(self, player: int) -> np.ndarray:
         g = self.game
-        L = g.layout
         me = player
-        obs = np.empty(L.size, np.float32)
+        obs = np.empty(g.layout.size, np.float32)
         # hand, both expeditions, pile counts and tops, opponent's known cards, my unseen pool: one gather
-        np.take(self._counts, g._count_rows[me], axis=0, out=obs[:g._counts_stop].reshape(7, -1))
-        o = L["discard_order"]
-        obs[o.slice] = self._pile_slots.ravel()
+        self._counts.take(g._count_rows[me], axis=0, out=obs[:g._counts_stop].reshape(7, -1))
+        obs[g._order_slice] = self._pile_slots.ravel()
         rounds, cap = g.options["rounds"], g.turn_cap
         to_move = self.current_player == me
         running = self.current_player != TERMINAL
@@ -351,7 +351,7 @@ class State(BaseState):
             step[self.step] = 1.0
             forbidden[1 + self.forbidden] = 1.0
         score = self._round_score if self.round_open else (0, 0)
-        obs[o.stop:] = [
+        obs[g._scalars_start:] = [
             len(self.deck) / g.initial_draw_pile,
             self._hand_size(me) / HAND_SIZE, self._hand_size(1 - me) / HAND_SIZE,
             to_move, *step, *forbidden,
@@ -362,7 +362,8 @@ class State(BaseState):
         return obs
 
     def _hand_size(self, p: int) -> int:
-        return sum(self.hands[p].values())
+        """L40: 7 for the player in a draw step, 8 otherwise."""
+        return HAND_SIZE - (p == self.current_player and self.step == DRAW_STEP)
 
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
         """L47: redistribute the unseen pool between the draw pile and the opponent's unknown cards."""
