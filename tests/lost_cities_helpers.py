@@ -159,9 +159,9 @@ def draw_deck(state: State) -> None:
     state.apply_action(2 * state.game.num_kinds)  # DRAW_DECK is action 2K (L36)
 
 
-def check_conservation(state: State) -> None:
+def check_conservation(state: State, d: dict[str, Any] | None = None) -> None:
     """L39: every kind's copies over draw pile, hands, piles and expeditions equal its multiplicity."""
-    d = state_dict(state)
+    d = d or state_dict(state)
     K = state.game.num_kinds
     counts = np.zeros(K, np.int64)
     zones = [d["deck"], *d["hands"], *d["piles"], *(col for exp in d["expeditions"] for col in exp)]
@@ -170,3 +170,61 @@ def check_conservation(state: State) -> None:
             counts[k] += 1
     expected = np.array([3 if is_wager(k) else 1 for k in range(K)])
     assert (counts == expected).all(), f"card conservation broken: {counts - expected}"
+
+
+def expected_observation(state: State, player: int, d: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
+    """L34 recomputed from the serialised position ``d``, independently of the engine's incremental tables."""
+    d = d or state_dict(state)
+    game = state.game
+    C, K = game.n_colours, game.num_kinds
+    rounds, cap = game.options["rounds"], game.options["max_turns_per_round"]
+    cap = 7 * (12 * C - 2 * HAND) if cap == "auto" else cap  # L29
+    me, opp = player, 1 - player
+
+    def count(zone: list[int]) -> np.ndarray:
+        return np.bincount(np.asarray(zone, np.int64), minlength=K).astype(np.float32)
+
+    pile_cards = [k for pile in d["piles"] for k in pile]
+    order = np.zeros((C, 12), np.float32)
+    for c, pile in enumerate(d["piles"]):
+        order[c, :len(pile)] = [0.1 if is_wager(k) else (k % 10 + 1) / 10 for k in pile]
+    running = d["current_player"] != -1
+    step, forbidden = np.zeros(2, np.float32), np.zeros(C + 1, np.float32)
+    if running:
+        step[d["step"]] = 1
+        forbidden[1 + d["forbidden"]] = 1
+    live = [sum(reference_score(col) for col in d["expeditions"][p]) for p in (0, 1)] if d["round_open"] \
+        else [0, 0]
+    known_opp = np.array(d["known"][opp], np.float32)
+    return {
+        "hand": count(d["hands"][me]),
+        "my_expeditions": count([k for col in d["expeditions"][me] for k in col]),
+        "opp_expeditions": count([k for col in d["expeditions"][opp] for k in col]),
+        "discard_counts": count(pile_cards),
+        "discard_tops": count([pile[-1] for pile in d["piles"] if pile]),
+        "opp_known": known_opp,
+        "unseen": count(d["deck"]) + count(d["hands"][opp]) - known_opp,  # L32
+        "discard_order": order,
+        "draw_pile": np.array([len(d["deck"]) / (12 * C - 2 * HAND)], np.float32),
+        "hand_sizes": np.array([len(d["hands"][me]) / HAND, len(d["hands"][opp]) / HAND], np.float32),
+        "to_move": np.array([d["current_player"] == me], np.float32),
+        "step": step,
+        "forbidden": forbidden,
+        "match": np.array([min(d["round"], rounds) / rounds, d["extra_rounds"] / 5, 1 / rounds,
+                           d["starter"] == me, 0 if cap is None else d["turn"] / cap, cap is not None],
+                          np.float32),
+        "turn": np.array([d["turn"] / (12 * C - 2 * HAND)], np.float32),
+        "scores": np.array([d["cumulative"][me], d["cumulative"][opp], live[me], live[opp]]) / 100,
+    }
+
+
+def check_observation(state: State, player: int, d: dict[str, Any] | None = None) -> None:
+    """Every observation field equals its recomputation from the position (L34)."""
+    layout = state.game.layout
+    want = np.empty(layout.size, np.float32)
+    for name, value in expected_observation(state, player, d).items():
+        want[layout[name].slice] = np.ravel(value)
+    got = state.observation(player)
+    if not np.allclose(got, want, rtol=1e-6, atol=1e-7):
+        wrong = [f.name for f in layout if not np.allclose(got[f.slice], want[f.slice], rtol=1e-6, atol=1e-7)]
+        raise AssertionError(f"observation of seat {player} differs from the position in fields {wrong}")

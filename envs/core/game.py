@@ -196,7 +196,7 @@ class State(ABC):
         return out
 
     def string_to_action(self, text: str) -> int:
-        """Inverse of ``action_to_string`` over the legal actions (case and spacing ignored)."""
+        """Inverse of ``action_to_string`` over all actions (case and spacing ignored)."""
         wanted = " ".join(text.lower().split())
         for a in range(self.game.num_actions):
             if " ".join(self.action_to_string(a).lower().split()) == wanted:

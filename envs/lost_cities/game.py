@@ -104,8 +104,9 @@ class Game(BaseGame):
             ("to_move", 1, "1 if I am the player to act", 0, 1),
             ("step", 2, "one-hot step of the player to act: card step, draw step (L34f)", 0, 1),
             ("forbidden", C + 1, "one-hot forbidden pile in a draw step: none, then colour 0… (L21)", 0, 1),
-            ("match", 6, "round/rounds, extra round, 1/rounds, I started this round, turn/cap, "
-             "a cap exists (L34g)", 0, 1),
+            ("match", 6, "round/rounds (capped at 1), extra rounds played/5, 1/rounds, I started this round, "
+             "turn/cap (0 without a cap), a cap exists (L34g)", 0, 1),
+            ("turn", 1, "turns this round / initial draw-pile size (L34g; unbounded without a cap)", 0, np.inf),
             ("scores", 4, "cumulative scores (me, opp) and current round provisional scores (me, opp), "
              "/100 (L34h)", -score_bound, score_bound),
         ])
@@ -355,8 +356,9 @@ class State(BaseState):
             len(self.deck) / g.initial_draw_pile,
             self._hand_size(me) / HAND_SIZE, self._hand_size(1 - me) / HAND_SIZE,
             to_move, *step, *forbidden,
-            min(self.round, rounds) / rounds, self.round > rounds, 1 / rounds, self.starter == me,
-            0.0 if cap is None else self.turn / cap, cap is not None,
+            min(self.round, rounds) / rounds, self.extra_rounds / MAX_EXTRA_ROUNDS, 1 / rounds,
+            self.starter == me, 0.0 if cap is None else self.turn / cap, cap is not None,
+            self.turn / g.initial_draw_pile,
             self.cumulative[me] / 100, self.cumulative[1 - me] / 100, score[me] / 100, score[1 - me] / 100,
         ]
         return obs
