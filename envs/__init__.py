@@ -15,6 +15,7 @@ from .core.registry import game_class, game_module, list_games, register
 __all__ = ["TERMINAL", "Game", "State", "game_class", "list_games", "make", "register"]
 
 register("lost_cities", "envs.lost_cities")
+register("five_towers", "envs.five_towers")
 
 
 def make(name: str, wrapped: bool = True, render_mode: str | None = None, **options: Any):

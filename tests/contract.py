@@ -24,6 +24,7 @@ import os
 import pickle
 import random
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,7 +153,7 @@ def _check_position(state: State, low: np.ndarray, high: np.ndarray, invariant: 
     mask = state.action_mask()
     assert mask.dtype == np.int8 and mask.shape == (game.num_actions,), \
         f"action_mask() must be int8 of shape ({game.num_actions},), got {mask.dtype} {mask.shape}"
-    assert np.flatnonzero(mask).tolist() == legal and set(np.unique(mask)) <= {0, 1}, \
+    assert np.flatnonzero(mask).tolist() == legal and (mask[legal] == 1).all(), \
         "action_mask() does not match legal_actions()"
     if state.is_terminal():
         assert state.current_player == TERMINAL and legal == [], "a finished game has no player to act"
@@ -336,8 +337,12 @@ def check_env_api(env_fn: Callable[..., Any], raw_env_fn: Callable[..., Any], se
     """The PettingZoo side of a game under ``options``: ``api_test`` (wrapped and raw), ``seed_test``,
     ``render_test`` for every render mode, pickling mid-game, cached spaces, masks and infos, rewards.
     ``num_cycles`` must let a random game finish."""
-    api_test(env_fn(**options), num_cycles=num_cycles)
-    api_test(raw_env_fn(**options), num_cycles=num_cycles)
+    with warnings.catch_warnings():
+        # Advice that does not apply: {"observation", "action_mask"} dicts are the classic PettingZoo way.
+        warnings.filterwarnings("ignore", "Observation space for each agent probably should be")
+        warnings.filterwarnings("ignore", "Observation is not a NumPy array")
+        api_test(env_fn(**options), num_cycles=num_cycles)
+        api_test(raw_env_fn(**options), num_cycles=num_cycles)
     seed_test(lambda: env_fn(**options), num_cycles=num_cycles)
     render_test(lambda render_mode=None: env_fn(render_mode=render_mode, **options),
                 custom_tests={"rgb_array": _is_picture, "ansi": lambda text: len(text) > 20})
@@ -348,10 +353,13 @@ def check_env_api(env_fn: Callable[..., Any], raw_env_fn: Callable[..., Any], se
 
 def _is_picture(image: np.ndarray) -> bool:
     """A real picture: H×W×3 uint8, not tiny, with more than a handful of distinct colours."""
-    if not (isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3
-            and image.shape[2] == 3 and min(image.shape[:2]) >= 64):
-        return False
-    return len(np.unique(image.reshape(-1, 3), axis=0)) > 5
+    assert isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3 \
+        and image.shape[2] == 3 and min(image.shape[:2]) >= 64, \
+        f"render() in rgb_array mode must give an H×W×3 uint8 picture, got {getattr(image, 'shape', image)}"
+    rgb = image.astype(np.uint32)
+    colours = len(np.unique((rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]))
+    assert colours > 5, f"the rgb_array picture has only {colours} colours"
+    return True
 
 
 def _trace(env: Any, rng: np.random.Generator, max_steps: int | None = None) -> list[tuple]:
@@ -396,7 +404,7 @@ def _check_masks_and_rewards(env: Any, seed: int) -> None:
         assert env.action_space(agent) is env.action_space(agent), "action space not cached"
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
-        state = raw.state
+        state = raw.game_state
         seat = raw.agent_name_mapping[agent]
         assert env.observation_space(agent).contains(obs)
         for other in env.agents:
@@ -419,7 +427,7 @@ def _check_masks_and_rewards(env: Any, seed: int) -> None:
         assert not (terminated or truncated) and reward == 0
         assert not any(env.rewards.values()), "a reward before the end of the game"
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert env.agents == [] and raw.state.is_terminal()
+    assert env.agents == [] and raw.game_state.is_terminal()
 
 
 # ===================================================================== golden playthroughs
@@ -428,18 +436,27 @@ GOLDEN_ENV = "TABLETOP_REGEN_GOLDEN"
 
 def golden_playthrough(game: Game, seed: int) -> str:
     """A seeded game (state seed and action choices from ``seed``) as text: the table at the start and
-    end, then per step the acting player's observation (non-zero entries), its legal actions and the
-    chosen action; finally scores, returns and end info."""
+    end; per step the player, phase, the acting player's observation, its legal actions and the chosen
+    action; finally scores, returns and end info. To keep the file readable, a seat's observation is
+    listed in full (non-zero entries, ``name[index]=value``) at its first decision and afterwards as the
+    entries that changed since its previous decision."""
     state = game.new_initial_state(seed)
     rng = np.random.default_rng(seed)
     lines = [f"# {game.title}: {game!r}, seed {seed}", "", state.render_text(), ""]
+    previous: dict[int, np.ndarray] = {}
     step = 0
     while not state.is_terminal():
         p = state.current_player
         legal = state.legal_actions()
         action = legal[int(rng.integers(len(legal)))]
-        lines += [f"step {step}: player {p}, phase {state.phase}",
-                  "  obs: " + _nonzero_entries(game, state.observation(p)),
+        obs = state.observation(p)
+        if p in previous:
+            changed = _entries(game, obs, obs != previous[p]) or "none"
+            shown = f"  obs changes: {changed}"
+        else:
+            shown = f"  obs: {_entries(game, obs, obs != 0)}"
+        previous[p] = obs
+        lines += [f"step {step}: player {p}, phase {state.phase}", shown,
                   "  legal: " + ", ".join(state.action_to_string(a) for a in legal),
                   f"  action: {action} ({state.action_to_string(action)})"]
         state.apply_action(action)
@@ -450,11 +467,13 @@ def golden_playthrough(game: Game, seed: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _nonzero_entries(game: Game, obs: np.ndarray) -> str:
+def _entries(game: Game, obs: np.ndarray, selected: np.ndarray) -> str:
+    """The selected observation entries as ``name[index]=value``, index within the field's shape."""
     parts = []
-    for name, values in game.layout.unpack(obs).items():
-        for index in np.argwhere(values):
-            parts.append(f"{name}[{','.join(map(str, index))}]={float(values[tuple(index)]):.4g}")
+    for field in game.layout:
+        values = obs[field.slice].reshape(field.shape)
+        for index in np.argwhere(selected[field.slice].reshape(field.shape)):
+            parts.append(f"{field.name}[{','.join(map(str, index))}]={float(values[tuple(index)]):.4g}")
     return " ".join(parts)
 
 

@@ -240,6 +240,8 @@ class State(ABC):
     def _check_action(self, action: Any) -> int:
         name = self.game.title
         try:
+            if isinstance(action, (bool, np.bool_)):  # True would silently mean action 1
+                raise TypeError
             a = operator.index(action)
         except TypeError:
             raise ValueError(f"{name}: action {action!r} is not an integer") from None

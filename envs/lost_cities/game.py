@@ -66,7 +66,7 @@ class Game(BaseGame):
                    "who starts later rounds (L9)"),
         opt.one_of("match_tie", ("draw", "extra_rounds"), "draw",
                    "a tied match is a draw, or extra rounds are played (at most 5) (L27)"),
-        opt.integer("max_turns_per_round", "auto", 1, allow_none=True, extra=("auto",),
+        opt.integer("max_turns_per_round", "auto", 44, allow_none=True, extra=("auto",),
                     doc="turn cap per round, truncates the episode (L29); 'auto' = 7 × the initial draw "
                         "pile, an integer must be at least the initial draw pile (44 or 56)"),
     )

@@ -1,0 +1,187 @@
+"""The generic PettingZoo adapter (``envs/core/aec.py``) on Lost Cities: truncation, illegal moves, seeding
+and rendering errors. The game-agnostic API checks are in ``tests/contract.py`` (``check_env_api``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.lost_cities import env, raw_env
+
+
+def scripted(state, stall: bool) -> int:
+    """Player 0 plays whenever it can; player 1 always discards. In the draw step a staller takes from
+    any pile it may (each pile draw adds a turn, L17), anyone else draws from the deck."""
+    legal = state.legal_actions()
+    g = state.game
+    if state.phase == "card":
+        plays = [a for a in legal if a < g.num_kinds]
+        return plays[0] if plays and state.current_player == 0 else next(a for a in legal if a >= g.num_kinds)
+    piles = [a for a in legal if a > g.draw_deck_action]
+    return piles[0] if stall and piles else g.draw_deck_action
+
+
+def run_script(e, stall_from_round: int = 1) -> None:
+    """Step ``e`` with :func:`scripted` actions until its game ends."""
+    state = e.unwrapped.game_state
+    while not state.is_terminal():
+        e.step(scripted(state, stall=state.round >= stall_from_round))
+
+
+def finish(e) -> dict[str, tuple]:
+    """Step every finished agent out; what ``last()`` showed each: (reward, terminated, truncated, info)."""
+    seen = {}
+    for agent in e.agent_iter():
+        _, reward, terminated, truncated, info = e.last()
+        assert terminated or truncated, f"{agent} is still playing"
+        seen[agent] = (reward, terminated, truncated, info)
+        e.step(None)
+    assert e.agents == []
+    return seen
+
+
+# ===================================================================== truncation (L29, L50)
+def test_L29_turn_cap_truncates_with_zero_rewards_and_provisional_scores():
+    e = raw_env(max_turns_per_round=44)
+    e.reset(seed=4)
+    run_script(e)
+    state = e.game_state
+    assert state.is_truncated() and state.turn == 44 and state.deck, "the cap fired before the deck ran out"
+    assert all(e.truncations.values()) and not any(e.terminations.values())
+    provisional = state.provisional_scores()
+    assert provisional[0] != 0  # player 0 played cards: the provisional score is worth reporting
+    for agent, (reward, terminated, truncated, info) in finish(e).items():
+        assert (reward, terminated, truncated) == (0, False, True), agent
+        assert info["scores"] == [0, 0] and info["round_scores"] == []
+        assert info["provisional_round_scores"] == provisional
+        assert not info["action_mask"].any()
+
+
+def test_L50_emptying_the_deck_on_the_cap_turn_ends_the_round_then_round_2_truncates():
+    e = raw_env(max_turns_per_round=44, rounds=2)
+    e.reset(seed=9)
+    state = e.game_state
+    while state.round == 1:  # nobody draws from a pile: 44 turns empty the deck exactly at the cap
+        e.step(scripted(state, stall=False))
+    round_1 = state.round_scores[0]
+    assert not state.is_terminal() and state.turn == 0 and not any(e.truncations.values())
+    assert round_1 != [0, 0]
+    run_script(e)  # round 2 stalls into the cap
+    assert state.is_truncated() and state.round == 2
+    for reward, terminated, truncated, info in finish(e).values():
+        assert (reward, terminated, truncated) == (0, False, True)
+        assert info["scores"] == round_1 and info["round_scores"] == [round_1]
+        assert info["provisional_round_scores"] == state.provisional_scores()
+
+
+# ===================================================================== illegal moves
+def test_raw_env_rejects_bad_actions_and_stays_usable():
+    e = raw_env()
+    e.reset(seed=2)
+    agent = e.agent_selection
+    before = e.observe(agent)
+    before = {k: v.copy() for k, v in before.items()}
+    illegal = int(np.flatnonzero(before["action_mask"] == 0)[0])
+    for action, message in [(illegal, f"action {illegal} .* phase card"), (-1, "out of range"),
+                            (106, "out of range"), ("draw deck", "not an integer")]:
+        with pytest.raises(ValueError, match=message):
+            e.step(action)
+        assert e.agent_selection == agent and not any(e.rewards.values())
+        after = e.observe(agent)
+        assert np.array_equal(after["observation"], before["observation"])
+        assert np.array_equal(after["action_mask"], before["action_mask"])
+    legal = int(np.flatnonzero(before["action_mask"])[0])
+    e.step(legal)
+    assert e.game_state.phase == "draw" and e.agent_selection == agent  # L37: same seat draws
+
+
+@pytest.mark.parametrize("decision", ["card", "draw"])
+def test_wrapped_env_ends_the_episode_on_an_illegal_move(decision):
+    """PettingZoo's TerminateIllegalWrapper: -1 for the author, 0 for the other player, both done."""
+    e = env()
+    e.reset(seed=3)
+    if decision == "draw":
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[-1]))  # a discard
+    author = e.agent_selection
+    mask = e.observe(author)["action_mask"]
+    e.step(int(np.flatnonzero(mask == 0)[0]))
+    outcome = finish(e)
+    assert set(outcome) == {"player_0", "player_1"}
+    for agent, (reward, terminated, _, _) in outcome.items():
+        assert reward == (-1 if agent == author else 0) and terminated
+
+
+def test_wrapped_env_rejects_out_of_range_actions():
+    e = env()
+    e.reset(seed=3)
+    with pytest.raises(AssertionError, match="action is not in action space"):  # AssertOutOfBoundsWrapper
+        e.step(106)
+
+
+# ===================================================================== seeding
+def trace(e, seed: int | None, steps: int = 60) -> list[bytes]:
+    """Reset ``e`` with ``seed``; observations and masks of ``steps`` decisions with seeded actions."""
+    e.reset(seed=seed)
+    rng = np.random.default_rng(0)
+    out = []
+    for _ in range(steps):
+        obs = e.observe(e.agent_selection)
+        out.append(obs["observation"].tobytes() + obs["action_mask"].tobytes())
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return out
+
+
+def test_reset_with_a_seed_is_reproducible():
+    a, b = env(), env()
+    first = trace(a, 5)
+    assert trace(a, 5) == first and trace(b, 5) == first
+    assert trace(b, 6)[0] != first[0]
+
+
+def test_unseeded_resets_continue_the_seeded_sequence():
+    a, b = env(), env()
+    trace(a, 5)
+    b.reset(seed=5)  # however much of the episode was played
+    follow_a = [trace(a, None), trace(a, None)]
+    follow_b = [trace(b, None), trace(b, None)]
+    assert follow_a == follow_b
+    assert follow_a[0] != follow_a[1] and follow_a[0] != trace(a, 5)
+
+
+def test_never_seeded_envs_draw_fresh_games():
+    assert trace(env(), None, steps=1) != trace(env(), None, steps=1)
+
+
+def test_the_same_seat_makes_both_decisions_of_a_turn():
+    """L11, L37: card step and draw step by the same agent, then the other agent."""
+    e = raw_env(first_player=1)
+    e.reset(seed=0)
+    seats = []
+    for _ in range(6):
+        seats.append(e.agent_selection)
+        e.step(scripted(e.game_state, stall=False))
+    assert seats == ["player_1", "player_1", "player_0", "player_0", "player_1", "player_1"]
+
+
+# ===================================================================== rendering
+def test_render_errors_are_clear():
+    with pytest.raises(ValueError, match="before reset"):
+        raw_env(render_mode="ansi").render()
+    with pytest.raises(AssertionError, match="reset\\(\\) needs to be called before render"):  # PettingZoo's
+        env(render_mode="ansi").render()
+    for make in (raw_env, env):
+        e = make()
+        e.reset(seed=0)
+        with pytest.raises(ValueError, match="needs a render_mode"):
+            e.render()
+    with pytest.raises(ValueError, match="render_mode='rgb'.*rgb_array"):
+        raw_env(render_mode="rgb")
+
+
+def test_human_render_prints_the_table_after_each_step(capsys):
+    e = env(render_mode="human")
+    e.reset(seed=0)
+    assert e.render() is None
+    e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    printed = capsys.readouterr().out
+    assert printed.count("Lost Cities — round 1/1") == 2 and "draw step" in printed

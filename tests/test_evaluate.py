@@ -1,0 +1,302 @@
+"""``python -m training.evaluate``: seat balance, determinism, statistics, ratings and the written outputs."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+
+import envs
+from envs.core import options as opt
+from envs.core import registry
+from envs.core.aec import make_env_functions
+from envs.core.game import TERMINAL
+from envs.core.game import Game as BaseGame
+from envs.core.game import State as BaseState
+from envs.core.layout import Layout
+from training.evaluate import (
+    Estimate,
+    agent_labels,
+    bradley_terry,
+    main,
+    mean_interval,
+    rotations,
+    t_quantile_975,
+    tables,
+    tournament,
+    wilson,
+)
+
+
+# --------------------------------------------------------------------------- a tiny n-player game
+class Game(BaseGame):
+    """Tiny Bid: each round every seat in turn names 1, 2 or 3 and scores it; the highest total wins."""
+
+    name = "tiny_bid"
+    title = "Tiny Bid"
+    option_schema = (opt.integer("num_players", 3, 2), opt.integer("rounds", 1, 1))
+
+    def _setup(self) -> None:
+        self.num_players = self.options["num_players"]
+        self.num_actions = 3
+        self.layout = Layout([("total", 1, "my total / maximum", 0, 1)])
+
+
+class State(BaseState):
+    game: Game
+
+    def _setup(self) -> None:
+        self.totals = [0] * self.game.num_players
+        self.turn = 0
+        self.current_player = 0
+
+    def _legal_actions(self) -> list[int]:
+        return [0, 1, 2]
+
+    def _apply(self, action: int) -> None:
+        n = self.game.num_players
+        self.totals[self.current_player] += action + 1
+        self.turn += 1
+        self.current_player = TERMINAL if self.turn == n * self.game.options["rounds"] else self.turn % n
+
+    @property
+    def phase(self) -> str:
+        return "terminal" if self.is_terminal() else "bid"
+
+    def is_terminal(self) -> bool:
+        return self.current_player == TERMINAL
+
+    def scores(self) -> list[float]:
+        return list(self.totals)
+
+    def observation(self, player: int) -> np.ndarray:
+        return np.array([self.totals[player] / (3 * self.game.options["rounds"])], np.float32)
+
+    def action_to_string(self, action: int) -> str:
+        return f"name {action + 1}"
+
+    def render_text(self, viewer: int | None = None) -> str:
+        return f"totals {self.totals}"
+
+    def render_rgb(self) -> np.ndarray:
+        return np.zeros((1, 1, 3), np.uint8)
+
+    def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
+        return self.clone()
+
+    def clone(self) -> State:
+        return State.from_json(self.to_json())
+
+    def _to_dict(self) -> dict[str, Any]:
+        return {"totals": self.totals, "turn": self.turn, "current_player": self.current_player}
+
+    def _load_dict(self, data: dict[str, Any]) -> None:
+        self.__dict__.update(data)
+
+
+Game.state_class = State
+raw_env, env = make_env_functions(Game, Game.__doc__, __name__)
+
+
+class HeuristicAgent:
+    """Always names 3: never loses Tiny Bid."""
+
+    def __init__(self, game: Game, seed: int | None = None):
+        pass
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return 2
+
+
+@pytest.fixture
+def tiny_bid(monkeypatch):
+    """Registers Tiny Bid for one test only, so ``envs.list_games()`` stays clean for other tests."""
+    monkeypatch.setitem(registry._GAMES, "tiny_bid", __name__)
+    return "tiny_bid"
+
+
+@pytest.fixture(scope="module")
+def lost_cities():
+    """random vs heuristic vs random in Lost Cities: 3 tables × 2 deals × 2 seat orders."""
+    return tournament("lost_cities", ["random", "heuristic", "random"], games_per_pairing=4, seed=11)
+
+
+# --------------------------------------------------------------------------- seats
+def test_tables_are_every_meeting_of_agents():
+    assert tables(3, 2) == [(0, 1), (0, 2), (1, 2)]
+    assert tables(4, 3) == [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
+    assert tables(2, 3) == [(0, 0, 1), (0, 1, 1)]  # fewer agents than seats: mixed multisets only
+    with pytest.raises(ValueError, match="at least two agents"):
+        tables(1, 2)
+
+
+@pytest.mark.parametrize("table", [(0, 1), (0, 1, 2), (0, 0, 1), (3, 1, 4, 1)])
+def test_rotations_put_every_agent_in_every_seat_equally_often(table):
+    orders = rotations(table)
+    assert len(orders) == len(table)
+    for seat in range(len(table)):
+        assert Counter(order[seat] for order in orders) == Counter(table)
+
+
+def test_two_players_play_every_deal_in_both_seat_orders(lost_cities):
+    """Each deal (env seed) is replayed in both seat orders at every table: common random numbers."""
+    by_deal: dict[int, list[tuple[int, int, tuple[int, ...]]]] = {}
+    for rec in lost_cities.records:
+        by_deal.setdefault(rec.deal, []).append((rec.seed, rec.table, rec.seating))
+    assert len(by_deal) == 2
+    assert len({seed for games in by_deal.values() for seed, _, _ in games}) == 2
+    for games in by_deal.values():
+        assert len({seed for seed, _, _ in games}) == 1
+        assert sorted(seating for _, _, seating in games) == sorted(
+            order for table in tables(3, 2) for order in rotations(table))
+    for stats in lost_cities.stats:
+        assert stats.seat_counts == (4, 4)  # 2 opponents × 2 deals in each seat
+
+
+# --------------------------------------------------------------------------- determinism
+def test_same_seed_gives_identical_tables(lost_cities):
+    again = tournament("lost_cities", ["random", "heuristic", "random"], games_per_pairing=4, seed=11)
+    assert again.records == lost_cities.records
+    assert again.to_markdown() == lost_cities.to_markdown()
+    assert again.crosstable_csv() == lost_cities.crosstable_csv()
+    assert again.agents_csv() == lost_cities.agents_csv()
+
+
+def test_another_seed_gives_other_games(lost_cities):
+    other = tournament("lost_cities", ["random", "heuristic", "random"], games_per_pairing=4, seed=12)
+    assert [r.scores for r in other.records] != [r.scores for r in lost_cities.records]
+
+
+# --------------------------------------------------------------------------- statistics and ratings
+def test_heuristic_is_rated_above_random_in_lost_cities(lost_cities):
+    random_a, heuristic, random_b = lost_cities.ratings
+    assert heuristic.value > random_a.value and heuristic.value > random_b.value
+    assert lost_cities.ranking()[0] == 1
+    assert lost_cities.pairs[1, 0].win.mean > 0.5
+    assert lost_cities.pairs[1, 0].margin.mean > 0
+    # the cross-table is antisymmetric: A's results against B mirror B's against A
+    for (a, b), pair in lost_cities.pairs.items():
+        assert pair.win.mean == pytest.approx(1 - lost_cities.pairs[b, a].win.mean)
+        assert pair.margin.mean == pytest.approx(-lost_cities.pairs[b, a].margin.mean)
+
+
+def test_wilson_interval():
+    none = wilson([0.0] * 10)
+    assert none.mean == 0.0 and none.low == pytest.approx(0.0)
+    assert none.high == pytest.approx(0.2775, abs=1e-4)
+    half = wilson([1.0, 0.0] * 50)
+    assert half.low == pytest.approx(1 - half.high) and half.low == pytest.approx(0.4038, abs=1e-4)
+    assert wilson([]).n == 0 and wilson([]).text() == "—"
+
+
+@pytest.mark.parametrize("dof, exact", [(1, 12.706), (2, 4.303), (3, 3.182), (5, 2.571), (10, 2.228),
+                                        (30, 2.042), (100, 1.984)])
+def test_t_quantile(dof, exact):
+    assert t_quantile_975(dof) == pytest.approx(exact, rel=0.01)
+
+
+def test_mean_interval():
+    assert math.isnan(mean_interval([3.0]).low)
+    est = mean_interval([1.0, 2.0, 3.0])
+    assert est.mean == 2.0 and est.high - est.mean == pytest.approx(4.303 / math.sqrt(3), rel=1e-3)
+    assert Estimate(0.25, 0.1, 0.4, 8).text(percent=True) == "25.0% [10.0, 40.0]"
+
+
+def test_bradley_terry():
+    even = bradley_terry(np.array([[0, 5.0], [5.0, 0]]), np.array([[0, 10.0], [10.0, 0]]))
+    assert [e for e, _ in even] == pytest.approx([1500, 1500])
+    # 3 : 1 wins with one virtual draw → strengths 3.5 : 1.5 → 400·log10(7/3) Elo apart
+    (strong, half), (weak, _) = bradley_terry(np.array([[0, 3.0], [1.0, 0]]), np.array([[0, 4.0], [4.0, 0]]))
+    assert strong - weak == pytest.approx(400 * math.log10(3.5 / 1.5))
+    assert strong + weak == pytest.approx(3000)
+    assert half > 0
+
+
+# --------------------------------------------------------------------------- more players
+def test_three_player_tournament_with_fewer_agents_than_seats(tiny_bid):
+    results = tournament(tiny_bid, ["random", "heuristic"], options={"num_players": 3}, games_per_pairing=6,
+                         seed=0)
+    assert len(results.records) == 2 * 2 * 3  # tables AAB and ABB, 2 deals, 3 rotations
+    for agent, stats in enumerate(results.stats):
+        assert len(set(stats.seat_counts)) == 1, f"agent {agent} is not seat-balanced: {stats.seat_counts}"
+    random_, heuristic = results.ratings
+    assert heuristic.value > random_.value  # OpenSkill
+    assert results.pairs[1, 0].win.mean > 0.5
+    assert results.stats[1].first_place.mean > results.stats[0].first_place.mean
+    assert "OpenSkill" in results.to_markdown()
+
+
+def test_three_player_five_towers_tournament():
+    args = ("five_towers", ["random", "heuristic"])
+    results = tournament(*args, options={"num_players": 3}, games_per_pairing=6, seed=2)
+    assert len(results.records) == 2 * 2 * 3
+    assert [stats.seat_counts for stats in results.stats] == [(6, 6, 6)] * 2  # AAB and ABB: 3 + 3 per seat
+    assert results.ratings[1].value > results.ratings[0].value
+    assert results.pairs[1, 0].win.mean > 0.5
+    again = tournament(*args, options={"num_players": 3}, games_per_pairing=6, seed=2)
+    assert again.records == results.records and again.agents_csv() == results.agents_csv()
+
+
+def test_margins_are_per_round_and_against_the_mean_of_the_others(tiny_bid):
+    results = tournament(tiny_bid, ["random", "heuristic", "random"], options={"num_players": 3, "rounds": 2},
+                         games_per_pairing=3, seed=5)
+    assert all(stats.seat_counts == (1, 1, 1) for stats in results.stats)
+    duel = [(r.scores[r.seating.index(1)] - r.scores[r.seating.index(0)]) / 2 for r in results.records]
+    assert results.pairs[1, 0].margin.mean == pytest.approx(np.mean(duel))
+    vs_rest = [(r.scores[r.seating.index(1)] - (sum(r.scores) - r.scores[r.seating.index(1)]) / 2) / 2
+               for r in results.records]
+    assert results.stats[1].margin.mean == pytest.approx(np.mean(vs_rest))
+    assert "score margin per round" in results.to_markdown()
+
+
+# --------------------------------------------------------------------------- outputs
+def test_report_csv_and_plot_are_written(lost_cities, tmp_path):
+    paths = lost_cities.write(tmp_path / "out")
+    assert set(paths) == {"markdown", "crosstable", "agents", "games", "plot"}
+    assert paths["plot"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    markdown = paths["markdown"].read_text()
+    assert "Win rate of row against column" in markdown and "random#2" in markdown
+    cross = list(csv.DictReader(io.StringIO(paths["crosstable"].read_text())))
+    assert len(cross) == 3 * 2 and all(int(row["games"]) == 4 for row in cross)
+    agents = list(csv.DictReader(io.StringIO(paths["agents"].read_text())))
+    assert [row["agent"] for row in agents][0] == "heuristic"
+    games = list(csv.DictReader(io.StringIO(paths["games"].read_text())))
+    assert len(games) == len(lost_cities.records)
+
+
+def test_command_line(tmp_path, capsys):
+    main(["lost_cities", "random", "heuristic", "--games", "2", "--seed", "1", "--quiet",
+          "--out", str(tmp_path)])
+    printed = capsys.readouterr().out
+    assert "# Lost Cities tournament" in printed and "Bradley–Terry" in printed
+    assert (tmp_path / "report.md").read_text() in printed
+    with pytest.raises(SystemExit):
+        main(["lost_cities", "random", "heuristic", "--set", "colours=7", "--out", str(tmp_path)])
+    assert "unknown option" in capsys.readouterr().err
+
+
+def test_checkpoint_paths_are_agents(tmp_path):
+    """A policy zip (here untrained) plays through the shared loader, found from its run folder."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from training.agents import checkpoint_meta, export_policy
+
+    env = envs.make("lost_cities", wrapped=False)
+    kwargs = {"net_arch": [8]}
+    policy = MaskableActorCriticPolicy(env.observation_space("player_0")["observation"],
+                                       env.action_space("player_0"), lambda _: 0.0, **kwargs)
+    (tmp_path / "run").mkdir()
+    export_policy(policy, kwargs, checkpoint_meta(env.game), tmp_path / "run" / "policy.zip")
+    results = tournament("lost_cities", ["random", str(tmp_path / "run")], games_per_pairing=2, seed=0)
+    assert len(results.records) == 2
+    assert all(sorted(r.returns) in ([-1, 1], [0, 0]) for r in results.records)
+
+
+def test_agent_labels_are_short_and_unique():
+    specs = ["random", "heuristic", "random", "runs/a/policy.zip", "runs/b/policy.zip", "runs/a/policy.zip"]
+    assert agent_labels(specs) == ["random", "heuristic", "random#2", "a/policy", "b/policy", "a/policy#2"]

@@ -1,0 +1,355 @@
+"""The generic contract (``tests/contract.py``) applied to Lost Cities, with the §9 invariants (L39–L50)
+of ``shared/rules/lost_cities.md`` checked at every step of hundreds of random games."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pettingzoo
+import pytest
+
+import envs
+from envs.core.game import State as BaseState
+from envs.lost_cities import Game, State, env, raw_env
+from envs.lost_cities.game import CARD_STEP, COLOUR_NAMES, DRAW_STEP
+from tests.contract import (
+    assert_matches_golden,
+    check_bad_input,
+    check_determinism,
+    check_env_api,
+    check_random_play,
+    golden_playthrough,
+    random_playout,
+)
+
+GOLDEN = Path(__file__).parent / "golden"
+MAX_EXTRA_ROUNDS = 5  # L27
+
+
+def column_score(column: list[int]) -> int:
+    """L23, written independently of the engine."""
+    if not column:
+        return 0
+    wagers = sum(k % 10 == 0 for k in column)
+    total = sum(k % 10 + 1 for k in column if k % 10)
+    return (total - 20) * (1 + wagers) + (20 if len(column) >= 8 else 0)
+
+
+class LostCitiesChecker:
+    """§9 invariants. ``position`` looks at one state only (it also vets ``sample_hidden`` results);
+    ``transition`` follows one played game step by step and recomputes every change independently."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.K, self.C = game.num_kinds, game.n_colours
+        self.deck_action = 2 * self.K
+        self.pile_draws = 0  # this round's draws from discard piles (L43)
+        self.from_pile: list[set[int]] = [set(), set()]  # number kinds taken from a pile, still held (L47)
+        self.multiplicity = [3 if k % 10 == 0 else 1 for k in range(self.K)]  # L3
+
+    # ----------------------------------------------------------------- one position
+    def position(self, s: State) -> None:
+        counts = [0] * self.K  # L39: every card in exactly one zone
+        zones = [s.deck, *s.piles, *s.expeditions[0], *s.expeditions[1]]
+        for zone in zones:
+            for k in zone:
+                counts[k] += 1
+        for hand in s.hands:
+            for k, n in hand.items():
+                counts[k] += n
+        assert counts == self.multiplicity, "L39: cards are not conserved"
+        for q in (0, 1):  # L47: known cards are a true lower bound
+            held = s.hands[q]
+            assert all(n <= held.get(k, 0) for k, n in enumerate(s.known[q]) if n), f"L47: known[{q}]"
+        sizes = [sum(h.values()) for h in s.hands]
+        if s.is_terminal():
+            assert sizes == [8, 8], f"L40: hands {sizes} at the end"
+            return
+        p = s.current_player
+        assert sizes[p] == (8 if s.step == CARD_STEP else 7) and sizes[1 - p] == 8, f"L40: hands {sizes}"
+        assert s.deck, "L43: the draw pile is empty at a decision"
+        assert s.legal_actions() == self.expected_legal(s), "L18–L22, L44, L45: wrong legal actions"
+
+    def expected_legal(self, s: State) -> list[int]:
+        p, K = s.current_player, self.K
+        held = sorted(s.hands[p])
+        if s.step == CARD_STEP:
+            plays = []
+            for k in held:  # L19
+                numbers = [x % 10 for x in s.expeditions[p][k // 10] if x % 10]
+                if (not numbers) if k % 10 == 0 else (not numbers or k % 10 > max(numbers)):
+                    plays.append(k)
+            return plays + [K + k for k in held]  # L20: every held kind may be discarded
+        # L21, L22: the deck always, every non-empty pile except the one discarded to this turn
+        return [self.deck_action] + [self.deck_action + 1 + c for c in range(self.C)
+                                     if s.piles[c] and c != s.forbidden]
+
+    # ----------------------------------------------------------------- one step
+    def transition(self, before: State, a: int, after: State) -> None:
+        g, K = self.game, self.K
+        p = before.current_player
+        if before.turn == 0 and before.step == CARD_STEP:  # first decision of a round (L7, L8, L9)
+            self.pile_draws, self.from_pile = 0, [set(), set()]
+            assert p == before.starter and not any(map(any, before.known)), "L7: round start"
+            if before.round == 1 and g.options["first_player"] != "random":
+                assert p == g.options["first_player"], "L8"
+        hands = [dict(h) for h in before.hands]
+        piles = [list(x) for x in before.piles]
+        expeditions = [[list(col) for col in exp] for exp in before.expeditions]
+        known = [list(x) for x in before.known]
+        deck = list(before.deck)
+        if a < 2 * K:  # card step (L12)
+            kind = a % K
+            c = kind // 10
+            hands[p][kind] -= 1
+            known[p][kind] = max(0, known[p][kind] - 1)  # L33
+            self.from_pile[p].discard(kind)
+            column = expeditions[p][c] if a < K else piles[c]
+            column.append(kind)
+            ranks = [k % 10 for k in column]
+            wagers = ranks.count(0)
+            if a < K:  # L41: 0–3 wagers, then strictly increasing numbers
+                assert ranks[:wagers] == [0] * wagers and wagers <= 3 and 0 not in ranks[wagers:] \
+                    and ranks[wagers:] == sorted(set(ranks[wagers:])), f"L41: column {column}"
+            assert all(k // 10 == c for k in column), f"L41, L42: {column} in colour {c}"
+            assert after.current_player == p and after.step == DRAW_STEP, "L11: the same player draws"
+            assert after.forbidden == (-1 if a < K else c), "L21, L44: forbidden pile after the card step"
+            assert after.turn == before.turn
+        else:  # draw step (L13, L14)
+            if a == self.deck_action:
+                kind = deck.pop()
+            else:
+                kind = piles[a - self.deck_action - 1].pop()
+                known[p][kind] += 1  # L33
+                self.pile_draws += 1
+                if kind % 10:
+                    self.from_pile[p].add(kind)
+            hands[p][kind] = hands[p].get(kind, 0) + 1
+            if not deck:  # L14b: the round ends at once
+                assert before.turn + 1 == g.initial_draw_pile + self.pile_draws, "L43: round length"
+                self._check_round_end(before, after)
+                return
+            if before.turn + 1 == g.turn_cap:  # L14c, L29, L50
+                assert after.is_terminal() and after.is_truncated(), "L50: the cap must truncate"
+                assert after.cumulative == before.cumulative and after.round_scores == before.round_scores, \
+                    "L29: a truncated round is not scored"
+            else:
+                assert not after.is_terminal() and (after.current_player, after.step) == (1 - p, CARD_STEP), \
+                    "L14d: the other player starts a turn"
+            assert after.turn == before.turn + 1, "L14a"
+        assert {k: n for k, n in hands[p].items() if n} == after.hands[p], "hand change"
+        assert after.hands[1 - p] == before.hands[1 - p]
+        assert after.piles == piles, "L42: a pile changes by one push or one pop"
+        assert after.expeditions == expeditions, "L41: expeditions only grow"
+        assert after.deck == deck
+        assert len(deck) == g.initial_draw_pile - (after.turn - self.pile_draws), "L43: draw pile size"
+        assert after.known == known, "L33: known-card bookkeeping"
+        for q in (0, 1):  # L47: for number kinds the bound is exact
+            numbers = {k for k, n in enumerate(after.known[q]) if n and k % 10}
+            assert numbers == self.from_pile[q], f"L47: known[{q}] number kinds {numbers}"
+
+    def _check_round_end(self, before: State, after: State) -> None:
+        """L23–L27, L46, L49: score the round, then the next round or the end of the match."""
+        o = self.game.options
+        scores = [sum(column_score(col) for col in before.expeditions[p]) for p in (0, 1)]
+        cumulative = [before.cumulative[p] + scores[p] for p in (0, 1)]
+        assert after.round_scores == [*before.round_scores, scores], "L24, L26: round scores"
+        assert after.cumulative == cumulative, "L46: cumulative = sum of the round scores"
+        tied = cumulative[0] == cumulative[1]
+        extra = o["match_tie"] == "extra_rounds" and tied and before.extra_rounds < MAX_EXTRA_ROUNDS
+        if before.round >= o["rounds"] and not extra:  # L27
+            assert after.is_terminal() and not after.is_truncated(), "L27: the match ends"
+            assert after.round == before.round == o["rounds"] + after.extra_rounds
+            return
+        assert after.round == before.round + 1 and after.extra_rounds == max(0, after.round - o["rounds"])
+        if o["next_round_starter"] == "cumulative_leader" and not tied:  # L9
+            starter = 0 if cumulative[0] > cumulative[1] else 1
+        else:
+            starter = 1 - before.starter
+        assert after.starter == after.current_player == starter, "L9, L37: starter of the next round"
+        assert after.step == CARD_STEP and after.turn == 0 and after.forbidden == -1, "L7"
+        assert not any(after.piles) and not any(map(any, after.expeditions)), "L7: empty table"
+        assert len(after.deck) == self.game.initial_draw_pile, "L6"
+
+
+# ===================================================================== random play
+OPTION_SETS = {  # option set → episodes (a 3-round match costs about three games)
+    "default": ({}, 30),
+    "six_colours": ({"n_colours": 6}, 12),
+    "three_rounds_leader": ({"rounds": 3, "next_round_starter": "cumulative_leader"}, 8),
+    "three_rounds_alternate": ({"rounds": 3, "next_round_starter": "alternate"}, 8),
+    "extra_rounds": ({"match_tie": "extra_rounds", "rounds": 2}, 8),
+    "cap_44": ({"max_turns_per_round": 44}, 40),
+    "no_cap": ({"max_turns_per_round": None}, 15),
+    "first_player_0": ({"first_player": 0}, 15),
+    "first_player_1": ({"first_player": 1, "n_colours": 6, "rounds": 2}, 6),
+}
+
+
+@pytest.mark.parametrize("name", OPTION_SETS)
+def test_L39_to_L50_random_play_keeps_the_contract_and_the_invariants(name):
+    options, episodes = OPTION_SETS[name]
+    game = Game(**options)
+    checker = LostCitiesChecker(game)
+    stats = check_random_play(game, episodes, seed=sum(map(ord, name)), invariant=checker.position,
+                              transition=checker.transition, deep_every=150)
+    assert stats.episodes == episodes and stats.decisions >= episodes * 2 * game.initial_draw_pile
+    assert stats.deep_checks >= stats.decisions // 200 and stats.hidden_changed > 0
+    if name == "cap_44":  # L29: random players draw from piles, so a 44-turn cap cuts most rounds
+        assert stats.truncated > episodes // 2
+        assert stats.longest == 2 * 44
+    else:
+        assert stats.truncated == 0  # L29: the default cap (or none) cuts no random round
+
+
+def test_L27_L49_a_match_tied_every_round_stops_after_five_extra_rounds():
+    """Nobody ever plays a card: every round ends 0 : 0 (L23), so ties trigger L27's extra rounds and L9's
+    tie rule picks the starter; the checker follows every step."""
+    game = Game(match_tie="extra_rounds", first_player=1)
+    checker = LostCitiesChecker(game)
+    state = game.new_initial_state(8)
+    starters = []
+    while not state.is_terminal():
+        if state.turn == 0 and state.phase == "card":
+            starters.append(state.current_player)
+        checker.position(state)
+        before = state.clone()
+        legal = state.legal_actions()
+        action = next(a for a in legal if a >= game.num_kinds)  # a discard, then a deck draw
+        state.apply_action(action)
+        checker.transition(before, action, state)
+    checker.position(state)
+    assert state.round == 1 + MAX_EXTRA_ROUNDS and state.round_scores == [[0, 0]] * 6
+    assert starters == [1, 0, 1, 0, 1, 0] and list(state.returns()) == [0, 0]
+
+
+def test_the_checker_can_fail():
+    """A duplicated card breaks L39; a step that changes nothing is not a transition."""
+    state = Game(first_player=0).new_initial_state(3)
+    checker = LostCitiesChecker(state.game)
+    before = state.clone()
+    action = state.legal_actions()[0]
+    state.apply_action(action)
+    checker.transition(before, action, state)
+    checker.position(state)
+    with pytest.raises(AssertionError, match="L11"):
+        checker.transition(before, action, before.clone())
+    state.piles[1].append(state.deck[-1])
+    with pytest.raises(AssertionError, match="L39"):
+        checker.position(state)
+
+
+# ===================================================================== determinism and serialisation
+@pytest.mark.parametrize(("options", "seeds"), [
+    ({}, range(16)),
+    ({"n_colours": 6, "rounds": 2, "next_round_starter": "alternate"}, range(100, 103)),
+])
+def test_L48_same_seed_same_game(options, seeds):
+    check_determinism(Game(**options), seeds)
+
+
+def test_json_of_every_option_set_round_trips():
+    for options, _ in OPTION_SETS.values():
+        state = Game(**options).new_initial_state(5)
+        random_playout(state, np.random.default_rng(5), 31)
+        copy = BaseState.from_json(state.to_json())
+        assert type(copy) is State and copy == state and copy.game.options == state.game.options
+
+
+# ===================================================================== bad input
+def _states(options: dict, seed: int) -> dict[str, State]:
+    """A card step, a draw step after a discard, a draw step after a play, and a finished game."""
+    rng = np.random.default_rng(seed)
+    state = Game(**options).new_initial_state(seed)
+    out = {"card": state.clone()}
+    K = state.game.num_kinds
+    while "after_discard" not in out or "after_play" not in out:
+        action = int(rng.choice(state.legal_actions()))
+        state.apply_action(action)
+        if state.phase == "draw":
+            out["after_play" if action < K else "after_discard"] = state.clone()
+    random_playout(state, rng)
+    out["terminal"] = state
+    return out
+
+
+@pytest.mark.parametrize("options", [{}, {"n_colours": 6}, {"max_turns_per_round": 44}])
+def test_L38_bad_actions_are_rejected_and_change_nothing(options):
+    for where, state in _states(options, 11).items():
+        messages = check_bad_input(state)
+        if where != "terminal":
+            assert any("illegal" in m for m in messages)
+
+
+def test_L44_the_discarded_pile_is_named_in_the_error():
+    state = _states({}, 11)["after_discard"]
+    c = state.forbidden
+    action = state.game.draw_deck_action + 1 + c
+    expected = rf"action {action} \(draw {COLOUR_NAMES[c]}\) is illegal .*phase draw"
+    with pytest.raises(ValueError, match=expected):
+        state.apply_action(action)
+
+
+# ===================================================================== bad options
+BAD_OPTIONS = [
+    ({"n_colours": 4}, "n_colours", "5, 6"),
+    ({"n_colours": 5.0}, "n_colours", "5, 6"),
+    ({"rounds": 0}, "rounds", ">= 1"),
+    ({"rounds": "3"}, "rounds", ">= 1"),
+    ({"rounds": True}, "rounds", ">= 1"),
+    ({"first_player": 2}, "first_player", "'random', 0, 1"),
+    ({"first_player": True}, "first_player", "'random', 0, 1"),
+    ({"next_round_starter": "winner"}, "next_round_starter", "'cumulative_leader', 'alternate'"),
+    ({"match_tie": "sudden_death"}, "match_tie", "'draw', 'extra_rounds'"),
+    ({"max_turns_per_round": 10}, "max_turns_per_round", ">= 44"),
+    ({"max_turns_per_round": 43}, "max_turns_per_round", ">= 44"),
+    ({"max_turns_per_round": 0}, "max_turns_per_round", ">= 44"),
+    ({"max_turns_per_round": 55, "n_colours": 6}, "max_turns_per_round", ">= 56"),
+    ({"max_turns_per_round": "none"}, "max_turns_per_round", "'auto'"),
+    ({"colours": 5}, "colours", "n_colours"),
+]
+
+
+@pytest.mark.parametrize(("options", "name", "allowed"), BAD_OPTIONS, ids=lambda x: repr(x)[:40])
+def test_bad_options_name_the_option_and_the_allowed_values(options, name, allowed):
+    for make in (Game, raw_env, env, lambda **o: envs.make("lost_cities", **o)):
+        with pytest.raises(ValueError) as error:
+            make(**options)
+        message = str(error.value)
+        assert "Lost Cities" in message and name in message and allowed in message, message
+
+
+@pytest.mark.parametrize("options", [{"max_turns_per_round": 44}, {"n_colours": 6, "max_turns_per_round": 56},
+                                     {"rounds": 9}, {"first_player": 1}, {"max_turns_per_round": None}])
+def test_boundary_options_are_accepted(options):
+    assert Game(**options).options.items() >= options.items()
+
+
+# ===================================================================== registry and PettingZoo
+def test_registry_and_pettingzoo_make():
+    assert "lost_cities" in envs.list_games() and envs.list_games() == sorted(envs.list_games())
+    assert envs.game_class("lost_cities") is Game
+    wrapped = envs.make("lost_cities")
+    assert isinstance(wrapped.unwrapped, raw_env) and wrapped is not wrapped.unwrapped
+    raw = envs.make("lost_cities", wrapped=False, render_mode="ansi", n_colours=6)
+    assert type(raw) is raw_env and raw.render_mode == "ansi"
+    assert raw.action_space("player_0").n == 127 and raw.metadata["name"] == "lost_cities_v0"  # L36
+    assert raw.observation_space("player_1")["observation"].shape == (raw.game.layout.size,)
+    pz = pettingzoo.make("aec", "tabletop/lost_cities-v0", rounds=3)
+    assert isinstance(pz.unwrapped, raw_env) and pz.unwrapped.game.options["rounds"] == 3
+    with pytest.raises(ValueError, match="unknown game 'lost_city'.*lost_cities"):
+        envs.make("lost_city")
+
+
+@pytest.mark.parametrize("options", [{}, {"n_colours": 6}, {"max_turns_per_round": 44, "rounds": 2}])
+def test_pettingzoo_api_seed_render_pickle(options):
+    check_env_api(env, raw_env, seed=3, **options)
+
+
+# ===================================================================== golden playthroughs
+@pytest.mark.parametrize(("options", "filename"), [({}, "lost_cities_seed7.txt"),
+                                                   ({"n_colours": 6, "rounds": 2},
+                                                    "lost_cities_6colours_2rounds_seed7.txt")])
+def test_golden_playthrough(options, filename):
+    assert_matches_golden(golden_playthrough(Game(**options), 7), GOLDEN / filename)

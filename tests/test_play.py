@@ -1,0 +1,124 @@
+"""``python -m training.play``: a scripted human plays Lost Cities through the terminal CLI."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+from envs.lost_cities import State as LostCitiesState
+from training.play import main, outcome, play
+
+
+class Answers:
+    """An input stream: the scripted lines, then ``forever`` on every later prompt (or end of input)."""
+
+    def __init__(self, *lines: str, forever: str | None = None):
+        self.lines = list(lines)
+        self.forever = forever
+        self.prompts = 0
+
+    def readline(self) -> str:
+        self.prompts += 1
+        if self.lines:
+            return self.lines.pop(0) + "\n"
+        return "" if self.forever is None else self.forever + "\n"
+
+
+def run(*lines: str, forever: str | None = None, seat: int = 0, seed: int = 4, **kwargs):
+    answers, out = Answers(*lines, forever=forever), io.StringIO()
+    returns = play("lost_cities", ["heuristic"], seat=seat, seed=seed, input_stream=answers,
+                   output_stream=out, **kwargs)
+    return returns, out.getvalue(), answers
+
+
+def test_bad_input_gets_a_clear_message_and_a_new_prompt():
+    returns, text, answers = run("hello there", "99", "0", "-3", "", "draw deck", "play purple 5", "d", "q")
+    assert returns is None and "Game abandoned." in text
+    assert answers.prompts == 9 and text.count("your move (1-16") == 9  # card step: 8 cards, play or discard
+    assert "There is no action called 'hello there'" in text
+    assert "There is no action 99: type a number from 1 to 16" in text
+    assert "There is no action 0:" in text and "There is no action -3:" in text
+    assert "Type the number of an action or its text" in text
+    assert "'draw deck' is not legal now" in text  # a real action, but not in the card step (L11)
+    assert "There is no action called 'play purple 5'" in text  # 5 colours: no purple (L2)
+    assert "'d' could be any of: discard" in text
+    assert "you:" not in text  # nothing was played
+
+
+def test_numbers_names_and_unique_beginnings_are_accepted():
+    returns, text, _ = run("?", "2", "DRAW   Deck", "discard", "draw d", "q")
+    assert returns is None
+    assert text.count("your legal actions:") == 4  # three decisions plus the '?' listing
+    played = re.findall(r"^you: (.*)$", text, re.MULTILINE)
+    assert len(played) == 2 and played[1] == "draw deck"
+    assert played[0] == re.search(r"^ +2\. (.*)$", text, re.MULTILINE).group(1)
+    assert "'discard' could be any of" in text
+
+
+def test_end_of_input_leaves_the_game_cleanly():
+    returns, text, _ = run()
+    assert returns is None and text.rstrip().endswith("Game abandoned.")
+
+
+def opponent_hand(table: str) -> str:
+    return re.search(r"^player 0 hand: .*$", table, re.MULTILINE).group(0)
+
+
+def test_a_full_game_never_shows_the_opponents_hand(monkeypatch):
+    """Always answering 1 plays a whole game; no table shown reveals the opponent's unknown cards (L30)."""
+    viewers, hands = [], []
+    original = LostCitiesState.render_text
+
+    def spy(self, viewer=None):
+        viewers.append(viewer)
+        hands.append((opponent_hand(original(self, None)), opponent_hand(original(self, viewer))))
+        return original(self, viewer)
+
+    monkeypatch.setattr(LostCitiesState, "render_text", spy)
+    returns, text, answers = run(forever="1", seat=1, seed=9)
+    assert sorted(returns.tolist()) in ([-1.0, 1.0], [0.0, 0.0])
+    assert set(viewers) == {1}
+    assert answers.prompts > 20
+    assert len(viewers) == answers.prompts + 1  # a table per decision, one at the end
+    shown = set(re.findall(r"^player 0 hand: .*$", text, re.MULTILINE))
+    assert "player 0 hand: ?, ?, ?, ?, ?, ?, ?, ?" in shown  # nothing is known about it at the start
+    for real, visible in hands:
+        assert visible in shown
+        assert real == visible or real not in shown
+    final = r"^final scores: player 0 \(heuristic\) -?\d+, player 1 \(you\) -?\d+$"
+    assert re.search(final, text, re.MULTILINE)
+    assert re.search(r"^(You win!|You lose\.|It is a draw\.)$", text, re.MULTILINE)
+    assert text.count("player 0 (heuristic): ") >= 20  # every opponent move is announced
+
+
+def test_seat_seed_and_opponent_checks():
+    with pytest.raises(ValueError, match="seat 2 is not allowed"):
+        run(seat=2)
+    with pytest.raises(ValueError, match="needs 1 opponent spec"):
+        play("lost_cities", ["random", "random"], seat=0, input_stream=Answers(), output_stream=io.StringIO())
+    first = run("q", seat="random", seed=21)[1]
+    assert first == run("q", seat="random", seed=21)[1]  # the seed fixes seat, deal and opponent
+
+
+@pytest.mark.parametrize("returns, seat, message", [
+    ([1.0, -1.0], 0, "You win!"), ([1.0, -1.0], 1, "You lose."), ([0.0, 0.0], 1, "It is a draw."),
+    ([0.5, 0.5, -1.0], 1, "You share first place with 1."),
+    ([1.0, -0.5, -0.5], 2, "You finish in place 2 of 3 (shared)."),
+    ([1.0, 0.0, -1.0], 2, "You finish in place 3 of 3."),
+])
+def test_outcome(returns, seat, message):
+    assert outcome(returns, seat) == message
+
+
+def test_command_line(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\nq\n"))
+    assert main(["lost_cities", "--opponent", "random", "--seat", "0", "--seed", "2",
+                 "--set", "n_colours=6"]) is None
+    printed = capsys.readouterr().out
+    assert "You are player 0; player 1 is random." in printed and "purple" in printed
+    assert "Game abandoned." in printed
+    with pytest.raises(SystemExit):
+        main(["lost_cities", "--seat", "north"])
+    assert "expected a seat number or 'random'" in capsys.readouterr().err

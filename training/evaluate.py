@@ -1,0 +1,506 @@
+"""Seat-balanced round-robin tournaments between any agents, for any game and player count.
+
+    python -m training.evaluate lost_cities random heuristic runs/lost_cities/policy.zip --games 100
+    python -m training.evaluate five_towers random heuristic --players 3 --set final_partial_round=False
+
+Agents are given as specs for the shared loader (``training.agents.load_agent``): ``random``,
+``heuristic``, ``pretrained`` or a checkpoint path.
+
+**Tables and seats.** A *table* is a set of agents that meet: every pair for two players, every
+n-subset of the agents for n players (or, with fewer agents than seats, every multiset of them that
+mixes at least two agents). Each table is played in every cyclic rotation of its seats, so every agent
+sits in every seat equally often — for two players, both seat orders. Each deal (env seed) is replayed
+in every rotation at every table (common random numbers): agents are compared on the same cards.
+
+**Outcomes.** Results come from the env's returns, which rank the seats (``State.returns``):
+
+* *win rate of A vs B* (cross-table): per game in which both sit, 1 if A ranks above B, ½ on a tie
+  (a draw), 0 below; 95 % Wilson interval.
+* *first-place share* (per agent): 1 for the sole winner, 1/k for each of k tied winners.
+* *score margin*: A's game score − B's (cross-table), or − the mean of the others (per agent), divided by
+  the option ``rounds`` if the game has one; mean with a 95 % t interval.
+* *ratings*: Bradley–Terry fitted to the pairwise results (Elo scale, mean 1500) for two players;
+  OpenSkill Plackett–Luce over the full rankings for more.
+
+A truncated game (turn cap) has all-zero returns and so counts as a draw. An agent seated more than once
+at a table is averaged over its seats, so every game counts once. Given a seed the whole tournament —
+deals, agent seeds, order of play, ratings — is deterministic. Outputs (``Results.write``): ``report.md``,
+``crosstable.csv``, ``agents.csv``, ``games.csv`` and ``tournament.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import math
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations, combinations_with_replacement
+from pathlib import Path
+from statistics import NormalDist, fmean
+from typing import Any
+
+import numpy as np
+
+import envs
+from envs.core.agents import Agent
+from envs.core.match import play_game
+from training.agents import load_agent
+from training.config import apply_override
+
+Z95 = NormalDist().inv_cdf(0.975)
+ELO_BASE, ELO_SCALE = 1500.0, 400.0 / math.log(10)
+
+
+# --------------------------------------------------------------------------- statistics
+@dataclass(frozen=True)
+class Estimate:
+    """A mean with its 95 % interval over ``n`` samples (``nan`` when undefined)."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    def text(self, percent: bool = False, digits: int = 1) -> str:
+        if self.n == 0 or math.isnan(self.mean):
+            return "—"
+        k = 100 if percent else 1
+        unit = "%" if percent else ""
+        if math.isnan(self.low):
+            return f"{k * self.mean:.{digits}f}{unit}"
+        return f"{k * self.mean:.{digits}f}{unit} [{k * self.low:.{digits}f}, {k * self.high:.{digits}f}]"
+
+
+def wilson(samples: Sequence[float]) -> Estimate:
+    """Mean of outcomes in [0, 1] (draws as ½) with the 95 % Wilson score interval."""
+    n = len(samples)
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0)
+    p = float(np.mean(samples))
+    z2n = Z95 * Z95 / n
+    centre = (p + z2n / 2) / (1 + z2n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n)
+    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n)
+
+
+def t_quantile_975(dof: int) -> float:
+    """97.5 % quantile of Student's t: exact for 1 and 2 dof, then a Cornish–Fisher expansion (< 1 % off)."""
+    if dof == 1:
+        return math.tan(math.pi * 0.475)
+    if dof == 2:
+        return 0.95 * math.sqrt(2 / (1 - 0.95**2))
+    z = Z95
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    return z + g1 / dof + g2 / dof**2 + g3 / dof**3
+
+
+def mean_interval(samples: Sequence[float]) -> Estimate:
+    """Sample mean with the 95 % t interval (no interval below two samples)."""
+    n = len(samples)
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0)
+    m = float(np.mean(samples))
+    if n < 2:
+        return Estimate(m, math.nan, math.nan, n)
+    half = t_quantile_975(n - 1) * float(np.std(samples, ddof=1)) / math.sqrt(n)
+    return Estimate(m, m - half, m + half, n)
+
+
+@dataclass(frozen=True)
+class Rating:
+    agent: str
+    value: float
+    low: float
+    high: float
+
+
+def bradley_terry(points: np.ndarray, games: np.ndarray, prior: float = 1.0) -> list[tuple[float, float]]:
+    """Bradley–Terry strengths from pairwise results, as (Elo, 95 % half-width) per agent.
+
+    ``points[i, j]`` is what i scored against j (wins + ½ draws) in ``games[i, j]`` games. Every pair that
+    met gets ``prior`` virtual drawn games, so an agent that never lost still has a finite rating. The fit
+    is Hunter's MM iteration; the interval comes from the inverse Fisher information (mean-zero gauge).
+    """
+    met = games > 0
+    w = points + prior / 2 * met
+    n = games + prior * met
+    p = np.ones(len(points))
+    for _ in range(100_000):
+        new = w.sum(axis=1) / (n / (p[:, None] + p[None, :])).sum(axis=1)
+        new /= np.exp(np.log(new).mean())
+        done = np.max(np.abs(new - p)) < 1e-12
+        p = new
+        if done:
+            break
+    q = p[:, None] / (p[:, None] + p[None, :])
+    info = n * q * q.T
+    cov = np.linalg.pinv(np.diag(info.sum(axis=1)) - info)
+    elo = ELO_BASE + ELO_SCALE * np.log(p)
+    half = Z95 * ELO_SCALE * np.sqrt(np.clip(np.diag(cov), 0, None))
+    return list(zip(elo.tolist(), half.tolist(), strict=True))
+
+
+def openskill_ratings(records: Iterable[GameRecord], num_agents: int) -> list[tuple[float, float]]:
+    """OpenSkill Plackett–Luce (μ, σ) per agent, updated game by game in the order played.
+
+    An agent seated several times in one game moves by the mean of its seats' updates."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating() for _ in range(num_agents)]
+    for rec in records:
+        new = model.rate([[ratings[a]] for a in rec.seating], scores=list(rec.returns))
+        for a in set(rec.seating):
+            seats = [s for s, b in enumerate(rec.seating) if b == a]
+            mu = ratings[a].mu + float(np.mean([new[s][0].mu - ratings[a].mu for s in seats]))
+            sigma = float(np.mean([new[s][0].sigma for s in seats]))
+            ratings[a] = model.rating(mu=mu, sigma=sigma)
+    return [(r.mu, r.sigma) for r in ratings]
+
+
+# --------------------------------------------------------------------------- tournament
+@dataclass(frozen=True)
+class GameRecord:
+    """One game: the deal (``env.reset(seed=seed)`` replays its cards), who sat where, how it ended."""
+
+    table: int
+    deal: int
+    seed: int
+    seating: tuple[int, ...]
+    returns: tuple[float, ...]
+    scores: tuple[float, ...] | None
+
+
+@dataclass(frozen=True)
+class PairStats:
+    """Row agent against column agent over the games where both sat."""
+
+    win: Estimate
+    margin: Estimate
+
+
+@dataclass(frozen=True)
+class AgentStats:
+    first_place: Estimate
+    margin: Estimate
+    seat_counts: tuple[int, ...]
+
+
+def tables(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
+    """The agent sets that meet: n-subsets, or with fewer agents than seats, multisets mixing ≥ 2 agents."""
+    if num_agents < 2:
+        raise ValueError("a tournament needs at least two agents")
+    if num_agents >= num_players:
+        return list(combinations(range(num_agents), num_players))
+    return [t for t in combinations_with_replacement(range(num_agents), num_players) if len(set(t)) > 1]
+
+
+def rotations(table: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every cyclic seat order of a table: each of its agents sits in each seat equally often."""
+    return [table[r:] + table[:r] for r in range(len(table))]
+
+
+@dataclass
+class Results:
+    """A finished tournament; every statistic is derived from ``records``."""
+
+    game: str
+    title: str
+    options: dict[str, Any]
+    num_players: int
+    agents: list[str]
+    specs: list[str]
+    seed: int
+    deals: int
+    records: list[GameRecord]
+    pairs: dict[tuple[int, int], PairStats] = field(init=False)
+    stats: list[AgentStats] = field(init=False)
+    ratings: list[Rating] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._summarise()
+
+    @property
+    def rounds(self) -> int:
+        return int(self.options.get("rounds", 1))
+
+    @property
+    def rating_system(self) -> str:
+        if self.num_players == 2:
+            return "Bradley–Terry on the Elo scale (mean 1500) with 95 % intervals"
+        return "OpenSkill Plackett–Luce μ with μ ± 1.96σ"
+
+    def _summarise(self) -> None:
+        m, n, per_round = len(self.agents), self.num_players, self.rounds
+        duels = [(a, b) for a in range(m) for b in range(m) if a != b]
+        duel_wins: dict[tuple[int, int], list[float]] = {k: [] for k in duels}
+        duel_margins: dict[tuple[int, int], list[float]] = {k: [] for k in duels}
+        firsts: list[list[float]] = [[] for _ in range(m)]
+        margins: list[list[float]] = [[] for _ in range(m)]
+        seat_counts = np.zeros((m, n), dtype=int)
+        for rec in self.records:
+            r, sc = rec.returns, rec.scores
+            first = [(x == max(r)) / r.count(max(r)) for x in r]
+            seats = {a: [s for s, b in enumerate(rec.seating) if b == a] for a in sorted(set(rec.seating))}
+            for a, mine in seats.items():
+                seat_counts[a, mine] += 1
+                firsts[a].append(fmean(first[s] for s in mine))
+                if sc is not None:
+                    margins[a].append(fmean((sc[s] - (sum(sc) - sc[s]) / (n - 1)) / per_round for s in mine))
+                for b, theirs in seats.items():
+                    if b == a:
+                        continue
+                    pairs = [(s, t) for s in mine for t in theirs]
+                    duel_wins[a, b].append(fmean(_duel(r[s], r[t]) for s, t in pairs))
+                    if sc is not None:
+                        duel_margins[a, b].append(fmean((sc[s] - sc[t]) / per_round for s, t in pairs))
+        self.pairs = {k: PairStats(wilson(duel_wins[k]), mean_interval(duel_margins[k])) for k in duels}
+        self.stats = [AgentStats(wilson(firsts[a]), mean_interval(margins[a]), tuple(seat_counts[a].tolist()))
+                      for a in range(m)]
+        if n == 2:
+            points, games = np.zeros((m, m)), np.zeros((m, m))
+            for (a, b), wins in duel_wins.items():
+                points[a, b], games[a, b] = sum(wins), len(wins)
+            fitted = [(elo, elo - h, elo + h) for elo, h in bradley_terry(points, games)]
+        else:
+            fitted = [(mu, mu - Z95 * s, mu + Z95 * s) for mu, s in openskill_ratings(self.records, m)]
+        self.ratings = [Rating(name, *f) for name, f in zip(self.agents, fitted, strict=True)]
+
+    # ----------------------------------------------------------------- views
+    def ranking(self) -> list[int]:
+        """Agent indices, best rating first (ties keep the given order)."""
+        return sorted(range(len(self.agents)), key=lambda a: -self.ratings[a].value)
+
+    def margin_name(self) -> str:
+        return "score margin per round" if "rounds" in self.options else "score margin"
+
+    def to_markdown(self) -> str:
+        m, n = len(self.agents), self.num_players
+        order = self.ranking()
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        lines = [
+            f"# {self.title} tournament",
+            "",
+            f"{n} players · {m} agents · seed {self.seed} · {len(self.records)} games: "
+            f"{_count(self.deals, 'deal')} × {n} seat rotations at each of "
+            f"{_count(len(tables(m, n)), 'table')}",
+            "",
+            f"Options: {opts}",
+            "",
+            f"## Ratings: {self.rating_system}",
+            "",
+            f"| rank | agent | rating | first-place share | {self.margin_name()} vs the others | seats |",
+            "|---:|---|---|---|---|---|",
+        ]
+        for rank, a in enumerate(order, 1):
+            r, s = self.ratings[a], self.stats[a]
+            lines.append(f"| {rank} | {self.agents[a]} | {r.value:.1f} [{r.low:.1f}, {r.high:.1f}] | "
+                         f"{s.first_place.text(percent=True)} | {s.margin.text()} | "
+                         f"{' / '.join(map(str, s.seat_counts))} |")
+        for title, cell in (("Win rate of row against column (draws ½, 95 % Wilson interval)",
+                             lambda p: p.win.text(percent=True)),
+                            (f"Mean {self.margin_name()} of row against column (95 % t interval)",
+                             lambda p: p.margin.text())):
+            lines += ["", f"## {title}", "", "| | " + " | ".join(self.agents[b] for b in order) + " |",
+                      "|---|" + "---|" * m]
+            for a in order:
+                cells = ["—" if a == b else cell(self.pairs[a, b]) for b in order]
+                lines.append(f"| **{self.agents[a]}** | " + " | ".join(cells) + " |")
+        specs = ", ".join(f"{a} = `{s}`" for a, s in zip(self.agents, self.specs, strict=True))
+        lines += ["", f"Specs: {specs}", ""]
+        return "\n".join(lines)
+
+    def crosstable_csv(self) -> str:
+        out = io.StringIO()
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["agent", "opponent", "games", "win_rate", "win_low", "win_high",
+                    "margin", "margin_low", "margin_high"])
+        for (a, b), p in sorted(self.pairs.items()):
+            w.writerow([self.agents[a], self.agents[b], p.win.n, *_numbers(p.win), *_numbers(p.margin)])
+        return out.getvalue()
+
+    def agents_csv(self) -> str:
+        out = io.StringIO()
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["rank", "agent", "spec", "rating", "rating_low", "rating_high", "games",
+                    "first_place", "first_low", "first_high", "margin", "margin_low", "margin_high",
+                    *(f"seat_{s}" for s in range(self.num_players))])
+        for rank, a in enumerate(self.ranking(), 1):
+            r, s = self.ratings[a], self.stats[a]
+            w.writerow([rank, self.agents[a], self.specs[a], *_numbers(r), s.first_place.n,
+                        *_numbers(s.first_place), *_numbers(s.margin), *s.seat_counts])
+        return out.getvalue()
+
+    def games_csv(self) -> str:
+        out = io.StringIO()
+        w = csv.writer(out, lineterminator="\n")
+        n = self.num_players
+        w.writerow(["table", "deal", "seed", *(f"seat_{s}" for s in range(n)),
+                    *(f"return_{s}" for s in range(n)), *(f"score_{s}" for s in range(n))])
+        for rec in self.records:
+            w.writerow([rec.table, rec.deal, rec.seed, *(self.agents[a] for a in rec.seating), *rec.returns,
+                        *(rec.scores if rec.scores is not None else [""] * n)])
+        return out.getvalue()
+
+    def plot(self, path: Path) -> None:
+        """Heat-maps of the two cross-tables and the ratings with their intervals, as a PNG."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        m = len(self.agents)
+        order = self.ranking()
+        names = [self.agents[a] for a in order]
+        fig = Figure(figsize=(15 + 1.5 * m, 4 + 0.5 * m), layout="constrained")
+        FigureCanvasAgg(fig)
+        axes = fig.subplots(1, 3)
+        win, margin = (np.array([[np.nan if a == b else getattr(self.pairs[a, b], key).mean for b in order]
+                                 for a in order]) for key in ("win", "margin"))
+        bound = max(np.nanmax(np.abs(margin)) if np.isfinite(margin).any() else 0.0, 1e-9)
+        for ax, table, title, fmt, vmin, vmax in (
+                (axes[0], win, "win rate, row vs column", "{:.0%}", 0.0, 1.0),
+                (axes[1], margin, f"mean {self.margin_name()}", "{:+.1f}", -bound, bound)):
+            image = ax.imshow(table, cmap="RdYlGn", vmin=vmin, vmax=vmax)
+            ax.set_title(title)
+            ax.set_xticks(range(m), names, rotation=45, ha="right")
+            ax.set_yticks(range(m), names)
+            for i in range(m):
+                for j in range(m):
+                    if i != j and np.isfinite(table[i, j]):
+                        ax.text(j, i, fmt.format(table[i, j]), ha="center", va="center", fontsize=8)
+            fig.colorbar(image, ax=ax, shrink=0.8)
+        ratings = [self.ratings[a] for a in order]
+        values = np.array([r.value for r in ratings])
+        errors = np.array([[r.value - r.low for r in ratings], [r.high - r.value for r in ratings]])
+        axes[2].errorbar(values, range(m), xerr=errors, fmt="o", capsize=4)
+        axes[2].set_yticks(range(m), names)
+        axes[2].set_ylim(m - 0.5, -0.5)
+        axes[2].grid(axis="x", alpha=0.3)
+        axes[2].set_title(f"rating: {self.rating_system}", fontsize=9)
+        fig.suptitle(f"{self.title}: {self.num_players} players, {len(self.records)} games, seed {self.seed}")
+        fig.savefig(path, dpi=100)
+
+    def write(self, out_dir: str | Path) -> dict[str, Path]:
+        """Write the report, the CSV tables and the plot into ``out_dir``; returns the paths by kind."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = {"markdown": out / "report.md", "crosstable": out / "crosstable.csv",
+                 "agents": out / "agents.csv", "games": out / "games.csv", "plot": out / "tournament.png"}
+        paths["markdown"].write_text(self.to_markdown(), encoding="utf-8")
+        paths["crosstable"].write_text(self.crosstable_csv(), encoding="utf-8")
+        paths["agents"].write_text(self.agents_csv(), encoding="utf-8")
+        paths["games"].write_text(self.games_csv(), encoding="utf-8")
+        self.plot(paths["plot"])
+        return paths
+
+
+def _count(k: int, noun: str) -> str:
+    return f"{k} {noun}{'' if k == 1 else 's'}"
+
+
+def _duel(mine: float, theirs: float) -> float:
+    """1 for ranking above the other seat, ½ for a tie, 0 below."""
+    return 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+
+
+def _numbers(x: Estimate | Rating) -> list[str]:
+    values = (x.mean, x.low, x.high) if isinstance(x, Estimate) else (x.value, x.low, x.high)
+    return ["" if math.isnan(v) else f"{v:.6g}" for v in values]
+
+
+def agent_labels(specs: Sequence[str]) -> list[str]:
+    """Short unique names: a checkpoint path shows its last folder and file stem; repeats get ``#2``…"""
+    labels = []
+    for spec in specs:
+        path = Path(spec)
+        label = "/".join([*path.parent.parts[-1:], path.stem]) if path.suffix == ".zip" else spec
+        k, unique = 1, label
+        while unique in labels:
+            k += 1
+            unique = f"{label}#{k}"
+        labels.append(unique)
+    return labels
+
+
+def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str, Any] | None = None,
+               games_per_pairing: int = 20, seed: int = 0, progress: bool = False) -> Results:
+    """Play the seat-balanced round robin and return its :class:`Results`.
+
+    ``games_per_pairing`` games are played at each table, rounded up to a whole number of deals, each
+    played in all ``num_players`` seat rotations. Agents are loaded once per (agent, place at the table)
+    with seeds derived from ``seed``, and the games run in a fixed order, so the results depend only on
+    the seed.
+    """
+    from tqdm.auto import tqdm
+
+    if games_per_pairing < 1:
+        raise ValueError(f"games_per_pairing must be at least 1, got {games_per_pairing}")
+    env = envs.make(game_name, wrapped=False, **(options or {}))
+    game = env.game
+    n = game.num_players
+    all_tables = tables(len(agent_specs), n)
+    deals = -(-games_per_pairing // n)
+    root = np.random.SeedSequence(seed)
+    deal_seeds = [int(s.generate_state(1)[0]) for s in root.spawn(deals)]
+    instances: dict[tuple[int, int], Agent] = {}
+
+    def agent_at(a: int, place: int) -> Agent:
+        """The agent object for the ``place``-th copy of agent ``a`` at a table."""
+        if (a, place) not in instances:
+            agent_seed = int(np.random.SeedSequence([seed, a, place]).generate_state(1)[0])
+            instances[a, place] = load_agent(agent_specs[a], game, agent_seed)
+        return instances[a, place]
+
+    records = []
+    bar = tqdm(total=len(all_tables) * deals * n, desc=f"{game.title} tournament", disable=not progress,
+               unit="game")
+    for t, table in enumerate(all_tables):
+        for d, deal_seed in enumerate(deal_seeds):
+            for seating in rotations(table):
+                agents = [agent_at(a, seating[:s].count(a)) for s, a in enumerate(seating)]
+                returns, scores = play_game(env, agents, deal_seed)
+                records.append(GameRecord(t, d, deal_seed, seating, tuple(float(x) for x in returns),
+                                          None if scores is None else tuple(float(x) for x in scores)))
+                bar.update()
+    bar.close()
+    return Results(game_name, game.title, dict(game.options), n, agent_labels(agent_specs), list(agent_specs),
+                   seed, deals, records)
+
+
+# --------------------------------------------------------------------------- command line
+def main(argv: Sequence[str] | None = None) -> Results:
+    parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("game", choices=envs.list_games(), help="game to play")
+    parser.add_argument("agents", nargs="+", metavar="AGENT",
+                        help="agent specs: random, heuristic, pretrained or a checkpoint path")
+    parser.add_argument("--games", type=int, default=40,
+                        help="games per table, rounded up to a multiple of the player count (default 40)")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    parser.add_argument("--players", type=int, help="player count (sets the game option num_players)")
+    parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
+                        help="game option (value read as YAML), repeatable, e.g. --set rounds=3")
+    parser.add_argument("--out", type=Path, help="output folder (default runs/eval/<game>)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    options: dict[str, Any] = {}
+    if args.players is not None:
+        options["num_players"] = args.players
+    try:
+        for item in args.set:
+            apply_override(options, item)
+        results = tournament(args.game, args.agents, options=options, games_per_pairing=args.games,
+                             seed=args.seed, progress=not args.quiet)
+    except ValueError as e:
+        parser.error(str(e))
+    paths = results.write(args.out or Path("runs") / "eval" / args.game)
+    print(results.to_markdown())
+    print("written: " + ", ".join(str(p) for p in paths.values()))
+    return results
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
