@@ -3,12 +3,16 @@
 import contextlib
 import io
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 import envs
 from envs.core.options import markdown_table
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
+from update_tables import render  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,8 +37,11 @@ def test_readme_commands_exist_in_makefile_and_ci():
 
 
 @pytest.mark.parametrize("name", envs.list_games())
-def test_game_doc_contains_generated_tables(name):
+def test_game_doc_tables_are_generated_from_the_code(name):
+    """docs/<game>.md holds the options table and an observation layout, exactly as the code makes them."""
     doc = (ROOT / "docs" / f"{name}.md").read_text()
+    assert "<!-- generated: options -->" in doc and "<!-- generated: layout {} -->" in doc
+    assert render(doc, name) == doc, "run: python docs/update_tables.py"
     game_class = envs.game_class(name)
     assert markdown_table(game_class.option_schema) in doc
     assert game_class().layout.to_markdown() in doc

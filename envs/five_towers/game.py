@@ -1,0 +1,701 @@
+"""Five Towers rules engine (``../shared/rules/five_towers.md``; rule ids F1…F45 cited inline).
+
+Cards are *kinds* ``16·type + value`` (F3). A tower is the list of its values bottom→top; only its top
+(and, for a tear-down, the card below it) matters to the rules (F23), so the masks work on *top codes*:
+a value 0…15, ``NO_TOWER`` or ``BLOCKED`` (a type torn away with ``rebuild_removed_tower=False``).
+
+Every feasibility question reduces to one memoised function, :func:`longest_fit` (F23): how many cards of
+a multiset of one type's values fit on a top, in the best order. Types are independent, so ``Nmax`` of an
+option is a sum over types (F24). After the tear-down the N-slot subsets of the display that fit are
+listed once, as unions of each type's fitting parts, and every take mask reads that list (F25c).
+
+Actions (F33), a flat ``Discrete(22)``:
+
+=========  ===========================================  =========
+index      action                                       phase
+=========  ===========================================  =========
+0          PASS                                         BID
+1–5        BID b = index                                BID
+6          TEAR DOWN none                               TEARDOWN
+7–11       TEAR DOWN the top of tower type ``index−7``  TEARDOWN
+12–16      TAKE display slot ``index−12``               TAKE
+17–21      PLACE the taken card of slot ``index−17``    PLACE
+=========  ===========================================  =========
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+from typing import Any
+
+import numpy as np
+
+from envs.core import options as opt
+from envs.core.game import TERMINAL
+from envs.core.game import Game as BaseGame
+from envs.core.game import State as BaseState
+from envs.core.layout import Layout
+
+TYPE_NAMES = ("candy", "scary", "tree", "scrap", "sand")  # F2
+NUM_TYPES, NUM_VALUES, NUM_KINDS, NUM_SLOTS = 5, 16, 80, 5
+DUPLICATED_VALUES = (0, 2, 5, 7, 10, 12)  # F3: the "4+" cards
+NO_TOWER, BLOCKED = 16, 17  # top codes besides the values 0…15
+
+PASS, TEAR_NONE, TEAR, TAKE, PLACE = 0, 6, 7, 12, 17  # F33
+SEAT_FIELDS = ("to_act", "start_player", "bid", "high_bidder", "winner", "max_bid", "tower_exists",
+               "tower_height", "tower_top", "tower_below", "tower_sealed", "tower_blocked", "rubble", "score")
+"""Observation fields with one row per seat, rotated so that row 0 is the observer (F31)."""
+BID, TEARDOWN, TAKING, PLACING = 0, 1, 2, 3
+PHASE_NAMES = ("bid", "teardown", "take", "place")
+NOT_ACTED = -1  # bids[p]: -1 not acted, 0 passed, b ≥ 1 bid b
+IN_DISPLAY, TAKEN, PLACED, EMPTY = 0, 1, 2, -1  # display slot status
+
+
+def can_place(top: int, value: int, zero_starts_tower: bool) -> bool:
+    """F20 for a card of the tower's type; ``top`` is a top code."""
+    if top == BLOCKED:
+        return False
+    if top == NO_TOWER:
+        return value != 0 or zero_starts_tower
+    if top == 0:
+        return False
+    if top == 8 or value == 9:
+        return True
+    return value < top
+
+
+@cache
+def longest_fit(top: int, values: tuple[int, ...], zero_starts_tower: bool) -> int:
+    """F23/F24: the most cards of ``values`` (sorted, one type) that fit on ``top`` in some order.
+
+    Exact search over orders, skipping repeated values; placing a card makes it the new top, so the
+    recursion only carries the top code. ``values`` fit entirely iff the result is ``len(values)``.
+    """
+    best = 0
+    previous = -1
+    for i, v in enumerate(values):
+        if v == previous:
+            continue
+        previous = v
+        if can_place(top, v, zero_starts_tower):
+            best = max(best, 1 + longest_fit(v, values[:i] + values[i + 1:], zero_starts_tower))
+            if best == len(values):
+                break
+    return best
+
+
+@lru_cache(maxsize=1 << 16)
+def fitting_parts(top: int, cards: tuple[tuple[int, int], ...], zero_starts_tower: bool) -> tuple[int, ...]:
+    """F23: the slot bitmasks of the non-empty subsets of ``cards`` ((slot, value) pairs of one type) that
+    fit entirely on ``top``."""
+    out = []
+    for chosen in range(1, 1 << len(cards)):
+        vals = tuple(sorted(v for i, (_, v) in enumerate(cards) if chosen >> i & 1))
+        if longest_fit(top, vals, zero_starts_tower) == len(vals):
+            out.append(sum(1 << s for i, (s, _) in enumerate(cards) if chosen >> i & 1))
+    return tuple(out)
+
+
+def tower_score(heights_and_tops: list[tuple[int, int]], rubble: int) -> int:
+    """F27 from (height, top value) per existing tower and the rubble size."""
+    base = sum(h * (2 if top == 0 else 1) for h, top in heights_and_tops)
+    tallest = max((h for h, _ in heights_and_tops), default=0)
+    return base + tallest - rubble * (rubble + 1) // 2
+
+
+class Game(BaseGame):
+    """Five Towers under one option set (§10)."""
+
+    name = "five_towers"
+    title = "Five Towers"
+    option_schema = (
+        opt.one_of("num_players", (2, 3, 4, 5), 2, "number of players; 4–5 use the 110-card deck (F1, F3)"),
+        opt.one_of("first_player", ("random", 0, 1, 2, 3, 4), "random",
+                   "start player of round 1: drawn by the seeded generator, or a seat < num_players (F7)"),
+        opt.boolean("final_partial_round", True,
+                    "1–4 cards left in pass 2 are played as a smaller display, else the game ends (F9)"),
+        opt.boolean("reshuffle_includes_last_round", True,
+                    "the discard pile is reshuffled when the next round needs cards (with pass 1's last "
+                    "unused cards), else as the reveal empties the draw pile (F9)"),
+        opt.boolean("zero_starts_tower", True, "a 0 may open a tower (F20)"),
+        opt.boolean("rebuild_removed_tower", True,
+                    "a type whose tower was torn away may be built again (F15)"),
+        opt.one_of("tie_rule", ("shared",), "shared", "tied players share the rank (F28)"),
+        opt.boolean("canonical_order", True, "take slots and place types in ascending order only (F26)"),
+        opt.boolean("auto_resolve_forced", False, "the engine applies decisions with one legal action, still "
+                    "recorded in the history (F35)"),
+    )
+
+    def _setup(self) -> None:
+        o = self.options
+        n = self.num_players = o["num_players"]
+        if o["first_player"] != "random" and o["first_player"] >= n:
+            raise ValueError(f"Five Towers: option first_player={o['first_player']!r} is not allowed with "
+                             f"num_players={n}; expected 'random' or a seat 0..{n - 1}")
+        self.num_actions = 22  # F33
+        self.zero_starts = o["zero_starts_tower"]
+        self.rebuild = o["rebuild_removed_tower"]
+        self.canonical = o["canonical_order"]
+        self.auto = o["auto_resolve_forced"]
+        duplicated = n >= 4  # F3
+        self.multiplicity = [2 if duplicated and k % 16 in DUPLICATED_VALUES else 1 for k in range(NUM_KINDS)]
+        self.deck_size = sum(self.multiplicity)  # 80 or 110
+        self.per_type = self.deck_size // NUM_TYPES  # 16 or 22
+        self.max_rounds = 2 * self.deck_size // 5  # F29: 32 or 44
+        worst_rubble = self.max_rounds * (self.max_rounds + 1) / 2
+        copies = max(self.multiplicity)
+        self.layout = Layout([
+            # This round's fields first, so that the cleanup erases them with one slice (F18). Seat fields
+            # have one row per player: row 0 is the observer, then the players to the left (F31).
+            ("to_act", n, "1 for the acting player (F30)", 0, 1),
+            ("start_player", n, "1 for this round's start player (F18, F43)", 0, 1),
+            ("bid", (n, 7), "bidding state one-hot: not acted yet, passed, bid 1–5 (F10–F12)", 0, 1),
+            ("high_bidder", n, "1 for the player holding the high bid H (F11)", 0, 1),
+            ("winner", n, "1 for the bid winner once the bidding ended (F13)", 0, 1),
+            ("max_bid", n, "Nmax / 5 during the bidding: the highest bid each player could make (F24)", 0, 1),
+            ("phase", 4, "phase one-hot: bid, teardown, take, place; all 0 at the end (F32)", 0, 1),
+            ("display_type", (5, 5), "display slot s: card type one-hot (F9)", 0, 1),
+            ("display_value", (5, 16), "display slot s: card value one-hot (F9)", 0, 1),
+            ("display_status", (5, 3), "display slot s: in the display, taken, placed; all 0 if no card "
+             "(F16, F17, F30)", 0, 1),
+            ("display_size", 6, "k one-hot: cards revealed this round (F9)", 0, 1),
+            ("high_bid", 6, "H one-hot (F11)", 0, 1),
+            ("take_count", 6, "N one-hot: cards the winner takes, 0 before the bidding ends (F13)", 0, 1),
+            ("teardown", 6, "tear-down choice one-hot: none, type 0–4; all 0 before it is made (F15)", 0, 1),
+            # the rest of the game
+            ("tower_exists", (n, 5), "1 if the player has a tower of the type (F5)", 0, 1),
+            ("tower_height", (n, 5), "cards in the tower / cards per type", 0, 1),
+            ("tower_top", (n, 5, 16), "value of the top card, one-hot (F20)", 0, 1),
+            ("tower_below", (n, 5, 16), "value of the card under the top, one-hot: what a tear-down "
+             "uncovers (F15)", 0, 1),
+            ("tower_sealed", (n, 5), "1 if the top is a 0 (F21)", 0, 1),
+            ("tower_blocked", (n, 5), "1 if the type can never be built again (rebuild_removed_tower=False, "
+             "F15)", 0, 1),
+            ("rubble", n, "rubble cards / 10 (F15)", 0, self.max_rounds / 10),
+            ("score", n, "current score / 100 (F27)", -worst_rubble / 100, 3 * self.deck_size / 100),
+            ("unseen", NUM_KINDS, "cards per kind in the draw pile, whose order is secret (F31)", 0, copies),
+            ("discard", NUM_KINDS, "discard pile per kind (F30)", 0, copies),
+            ("draw_pile", 1, "draw-pile size / deck size (F30)", 0, 1),
+            ("second_pass", 1, "1 once the discard pile was reshuffled (F9)", 0, 1),
+            ("round", 1, "round number / maximum rounds (F29)", 0, 1),
+        ])
+        self.round_fields_end = self.layout["teardown"].stop
+        # obs_perm[p]: indices turning the seat-absolute vector into p's view (rows rotated, F31)
+        base = np.arange(self.layout.size)
+        self.obs_perm = []
+        for p in range(n):
+            perm = base.copy()
+            for name in SEAT_FIELDS:
+                f = self.layout[name]
+                perm[f.slice] = np.roll(base[f.slice].reshape(n, -1), -p, axis=0).ravel()
+            self.obs_perm.append(perm)
+        self.off = {f.name: f.start for f in self.layout}
+
+
+class State(BaseState):
+    """A Five Towers position; see the module docstring for the action layout.
+
+    ``history`` lists ``(player, action, forced)`` for every decision, forced ones included (F35).
+
+    The seat-absolute observation ``_obs`` is kept up to date piece by piece: each ``_mark_*(on)`` writes
+    one piece as the model state now is (``on=1``) or erases it (``on=0``), so a change is always
+    *erase, mutate, write*. The cleanup erases all of a round's fields with one slice, and a rebuild
+    from scratch (after loading) writes everything; ``observation(p)`` only rotates the seats.
+    """
+
+    game: Game
+
+    # ----------------------------------------------------------------- setup (F6, F7)
+    def _setup(self) -> None:
+        g = self.game
+        deck = [k for k in range(NUM_KINDS) for _ in range(g.multiplicity[k])]
+        self.draw = [deck[i] for i in self.rng.permutation(len(deck))]  # the next card is draw[-1]
+        first = g.options["first_player"]
+        self.first_player = int(self.rng.integers(g.num_players)) if first == "random" else first
+        self.start = self.first_player
+        self.pass_no = 1
+        self.round = 0
+        self.discard = [0] * NUM_KINDS
+        self.towers: list[list[list[int]]] = [[[] for _ in range(NUM_TYPES)] for _ in range(g.num_players)]
+        self.blocked = [[False] * NUM_TYPES for _ in range(g.num_players)]
+        self.rubble: list[list[int]] = [[] for _ in range(g.num_players)]
+        self.history: list[tuple[int, int, int]] = []
+        self._clear_round()
+        self._obs = np.zeros(g.layout.size, np.float32)
+        self._mark_cards()
+        self._start_round()
+        self._resolve_forced()
+
+    def _clear_round(self) -> None:
+        n = self.game.num_players
+        self.display = [EMPTY] * NUM_SLOTS  # kinds
+        self.status = [EMPTY] * NUM_SLOTS
+        self.k = 0
+        self.bids = [NOT_ACTED] * n
+        self.bid_pos = 0
+        self.high = 0
+        self.high_bidder = -1
+        self.winner = -1
+        self.take_n = 0
+        self.teardown = -1  # -1 not chosen, 0 none, 1 + t tower type t
+        self.taken = 0  # bitmask of taken slots
+        self.placed = 0
+        # caches derived from the position (rebuilt by _load_dict):
+        self.nmax_options: list[list[int]] = []  # BID, TEARDOWN: per player NONE, TEAR 0..4 (-1: no option)
+        self.good: list[int] = []  # TAKE: fitting N-slot subsets that contain the taken slots
+        self._by_type: list[tuple[int, ...]] = [()] * NUM_TYPES  # display values per type, sorted
+        self.phase_id = BID
+        self.current_player = TERMINAL
+
+    def top(self, p: int, t: int) -> int:
+        """Top code of p's tower of type t."""
+        tower = self.towers[p][t]
+        return tower[-1] if tower else (BLOCKED if self.blocked[p][t] else NO_TOWER)
+
+    def _top_after_teardown(self, p: int, t: int) -> int:
+        tower = self.towers[p][t]
+        if len(tower) > 1:
+            return tower[-2]
+        return NO_TOWER if self.game.rebuild else BLOCKED  # F15
+
+    # ----------------------------------------------------------------- round flow (F8–F19)
+    def _start_round(self) -> None:
+        """F9 exactly as its pseudo-code; called with the round's observation pieces erased."""
+        g = self.game
+        if not self.draw and self.pass_no == 1:  # only reached with reshuffle_includes_last_round
+            self._reshuffle()
+        if not self.draw or (len(self.draw) < 5 and not g.options["final_partial_round"]):
+            self.current_player = TERMINAL  # F29
+            self._mark_round()
+            return
+        self.round += 1
+        self.k = min(5, len(self.draw))
+        unseen = g.off["unseen"]
+        for s in range(self.k):
+            kind = self.draw.pop()
+            self.display[s] = kind
+            self.status[s] = IN_DISPLAY
+            self._obs[unseen + kind] -= 1
+        if not self.draw and self.pass_no == 1 and not g.options["reshuffle_includes_last_round"]:
+            self._reshuffle()
+        self.phase_id = BID
+        self._derive_bidding()
+        self.current_player = self.start  # F10
+        self._mark_round()
+
+    def _derive_bidding(self) -> None:
+        """Caches used while the towers are those of the reveal (BID, TEARDOWN): ``nmax_options``."""
+        by_type: list[list[int]] = [[] for _ in range(NUM_TYPES)]
+        for kind in self.display[:self.k]:
+            by_type[kind >> 4].append(kind & 15)
+        self._by_type = [tuple(sorted(v)) for v in by_type]
+        self.nmax_options = [self._nmax_options(p) for p in range(self.game.num_players)]
+
+    def _nmax_options(self, p: int) -> list[int]:
+        """F24: the largest fitting take for option NONE and for each TEAR t (−1 if t ∉ TD(p), F22)."""
+        zs = self.game.zero_starts
+        fits = [longest_fit(self.top(p, t), vals, zs) if vals else 0 for t, vals in enumerate(self._by_type)]
+        none = sum(fits)
+        out = [none, -1, -1, -1, -1, -1]
+        for t, tower in enumerate(self.towers[p]):
+            if tower and tower[-1] != 0:
+                vals = self._by_type[t]
+                out[1 + t] = none - fits[t] + (longest_fit(self._top_after_teardown(p, t), vals, zs)
+                                               if vals else 0)
+        return out
+
+    def nmax(self, p: int) -> int:
+        """F24: the largest feasible bid of p on this round's display (computed at the reveal)."""
+        return max(self.nmax_options[p])
+
+    def _reshuffle(self) -> None:
+        """F9: the discard pile becomes the shuffled draw pile; pass 2 begins."""
+        self._mark_cards(0)
+        cards = [k for k in range(NUM_KINDS) for _ in range(self.discard[k])]
+        self.draw = [cards[i] for i in self.rng.permutation(len(cards))]
+        self.discard = [0] * NUM_KINDS
+        self.pass_no = 2
+        self._mark_cards(1)
+
+    def _end_bidding(self) -> None:
+        """F13."""
+        if self.high >= 1:
+            self._mark_winner(0)
+            self.winner = self.high_bidder
+            self.take_n = self.high
+            self._mark_winner(1)
+            self._mark_max_bid(0)
+            self.phase_id = TEARDOWN
+            self.current_player = self.winner
+        else:
+            self._cleanup()
+
+    def _cleanup(self) -> None:
+        """F18, then the end check F19."""
+        discard = self.game.off["discard"]
+        self._obs[:self.game.round_fields_end] = 0  # every field of this round
+        for s in range(self.k):
+            if self.status[s] == IN_DISPLAY:
+                kind = self.display[s]
+                self.discard[kind] += 1
+                self._obs[discard + kind] += 1
+        self._clear_round()
+        self.start = (self.start + 1) % self.game.num_players
+        if self.pass_no == 2 and not self.draw:  # F19
+            self.current_player = TERMINAL
+            self._mark_round()
+        else:
+            self._start_round()
+
+    # ----------------------------------------------------------------- decisions (F10–F17, F25)
+    @property
+    def phase(self) -> str:
+        return "terminal" if self.current_player == TERMINAL else PHASE_NAMES[self.phase_id]
+
+    def _legal_actions(self) -> list[int]:
+        phase = self.phase_id
+        if phase == BID:  # F25(a)
+            top = min(self.k, self.nmax(self.current_player))
+            return [PASS, *range(self.high + 1, top + 1)]
+        if phase == TEARDOWN:  # F25(b)
+            opts = self.nmax_options[self.winner]
+            return [TEAR_NONE + i for i in range(6) if opts[i] >= self.take_n]
+        if phase == TAKING:  # F25(c)
+            slots = self._take_slots()
+            return [TAKE + s for s in range(NUM_SLOTS) if slots >> s & 1]
+        return [PLACE + s for s in self._placeable_slots()]  # F25(d)
+
+    def _take_slots(self) -> int:
+        """Bitmask of the takeable slots: the untaken slots of the fitting N-subsets that contain the taken
+        ones (``self.good``); canonically only each subset's lowest untaken slot, above all taken ones."""
+        taken = self.taken
+        out = 0
+        if not self.game.canonical:
+            for subset in self.good:
+                out |= subset & ~taken
+            return out
+        below = (1 << taken.bit_length()) - 1  # F26: the slots up to the highest taken one
+        for subset in self.good:
+            rest = subset & ~taken
+            if not rest & below:
+                out |= rest & -rest
+        return out
+
+    def _placeable_slots(self) -> list[int]:
+        """F25(d). The taken cards of each type always fit their tower (the take mask ensures it, and every
+        placement keeps it), so a card alone of its type is placeable; with several, the card must fit on
+        the top and the others of its type on the card."""
+        w, zs, display, canonical = self.winner, self.game.zero_starts, self.display, self.game.canonical
+        by_type: dict[int, list[int]] = {}
+        for s in range(self.k):
+            if self.status[s] == TAKEN:
+                by_type.setdefault(display[s] >> 4, []).append(s)
+        out = []
+        for t in [min(by_type)] if canonical else by_type:  # F26: the lowest type first
+            slots = by_type[t]
+            if len(slots) == 1:
+                out += slots
+                continue
+            top, tried = self.top(w, t), set()
+            for s in slots:
+                v = display[s] & 15
+                if canonical and v in tried:  # F26: an identical card in a lower slot goes first
+                    continue
+                tried.add(v)
+                rest = tuple(sorted(display[r] & 15 for r in slots if r != s))
+                if can_place(top, v, zs) and longest_fit(v, rest, zs) == len(rest):
+                    out.append(s)
+        return out if canonical else sorted(out)
+
+    def _apply(self, action: int) -> None:
+        self._step(action, False)
+        self._resolve_forced()
+
+    def _resolve_forced(self) -> None:
+        """F35: apply every decision that has a single legal action."""
+        if not self.game.auto:
+            return
+        while self.current_player != TERMINAL:
+            legal = self._legal_actions()
+            if len(legal) != 1:
+                return
+            self._step(legal[0], True)
+
+    def _step(self, a: int, forced: bool) -> None:
+        p = self.current_player
+        self.history.append((p, a, int(forced)))
+        self._mark_turn(0)
+        if a < TEAR_NONE:
+            self._bid(p, a)
+        elif a < TAKE:
+            self._tear_down(p, a - TEAR_NONE)
+        elif a < PLACE:
+            self._take(a - TAKE)
+        else:
+            self._place(p, a - PLACE)
+        self._mark_turn(1)
+
+    def _bid(self, p: int, b: int) -> None:
+        """F10–F12: one opportunity; a bid of k stops the bidding."""
+        self._mark_bid(p, 0)
+        self._mark_high(0)
+        self.bids[p] = b
+        if b:
+            self.high, self.high_bidder = b, p
+        self._mark_bid(p, 1)
+        self._mark_high(1)
+        self.bid_pos += 1
+        if b == self.k or self.bid_pos == self.game.num_players:
+            self._end_bidding()
+        else:
+            self.current_player = (self.start + self.bid_pos) % self.game.num_players
+
+    def _tear_down(self, w: int, choice: int) -> None:
+        """F15: choice 0 is NONE, 1 + t tears the top of tower t into the rubble."""
+        self._mark_winner(0)
+        self.teardown = choice
+        self._mark_winner(1)
+        if choice:
+            t = choice - 1
+            self._mark_tower(w, t, 0)
+            v = self.towers[w][t].pop()
+            self.rubble[w].append(16 * t + v)
+            if not self.towers[w][t] and not self.game.rebuild:
+                self.blocked[w][t] = True
+            self._mark_tower(w, t, 1)
+        self.good = self._fitting_subsets(w)
+        self.phase_id = TAKING
+
+    def _fitting_subsets(self, w: int) -> list[int]:
+        """F25(c): the N-slot subsets of the display that fit w's towers as they are now. Types are
+        independent (F23), so a subset fits iff its part of each type fits: the subsets are the unions
+        of one fitting part per type (possibly empty) with N slots in all."""
+        display, k, n = self.display, self.k, self.take_n
+        cards: list[list[tuple[int, int]]] = [[] for _ in range(NUM_TYPES)]
+        for s in range(k):
+            cards[display[s] >> 4].append((s, display[s] & 15))
+        unions = [0]
+        for t, typed in enumerate(cards):
+            if len(typed) == 1:  # the common case, without the cache
+                slot, value = typed[0]
+                if can_place(self.top(w, t), value, self.game.zero_starts):
+                    unions += [u | 1 << slot for u in unions if u.bit_count() < n]
+            elif typed:
+                parts = fitting_parts(self.top(w, t), tuple(typed), self.game.zero_starts)
+                unions += [u | part for u in unions for part in parts if (u | part).bit_count() <= n]
+        return [u for u in unions if u.bit_count() == n]
+
+    def _take(self, s: int) -> None:
+        """F16."""
+        self._mark_slot(s, 0)
+        self.taken |= 1 << s
+        self.status[s] = TAKEN
+        self._mark_slot(s, 1)
+        self.good = [m for m in self.good if m >> s & 1]
+        if self.taken.bit_count() == self.take_n:
+            self.phase_id = PLACING
+
+    def _place(self, w: int, s: int) -> None:
+        """F17: the card goes on its type's tower (or starts it)."""
+        kind = self.display[s]
+        t = kind >> 4
+        self._mark_slot(s, 0)
+        self._mark_tower(w, t, 0)
+        self.towers[w][t].append(kind & 15)
+        self.status[s] = PLACED
+        self.placed |= 1 << s
+        self._mark_slot(s, 1)
+        self._mark_tower(w, t, 1)
+        if self.placed == self.taken:
+            self._cleanup()
+
+    # ----------------------------------------------------------------- outcome (F27–F29)
+    def is_terminal(self) -> bool:
+        return self.current_player == TERMINAL
+
+    def score(self, p: int) -> int:
+        """F27."""
+        return tower_score([(len(tw), tw[-1]) for tw in self.towers[p] if tw], len(self.rubble[p]))
+
+    def scores(self) -> list[int]:
+        return [self.score(p) for p in range(self.game.num_players)]
+
+    def ranks(self) -> list[int]:
+        """F28, tie_rule 'shared': 1 + the number of players with a strictly higher score."""
+        s = self.scores()
+        return [1 + sum(x > mine for x in s) for mine in s]
+
+    def end_info(self) -> dict[str, Any]:
+        return {"scores": self.scores(), "ranks": self.ranks(), "rounds": self.round}
+
+    # ----------------------------------------------------------------- information (F30, F31)
+    def observation(self, player: int) -> np.ndarray:
+        return self._obs[self.game.obs_perm[player]]
+
+    def _rebuild_obs(self) -> None:
+        self._obs = np.zeros(self.game.layout.size, np.float32)
+        for p in range(self.game.num_players):
+            for t in range(NUM_TYPES):
+                self._mark_tower(p, t, 1)
+        self._mark_cards(1)
+        self._mark_round()
+
+    def _mark_tower(self, p: int, t: int, on: int) -> None:
+        """Tower fields of (p, t), plus p's rubble and score, which change with it."""
+        g, obs = self.game, self._obs
+        o = g.off
+        tower = self.towers[p][t]
+        i = p * NUM_TYPES + t
+        if tower:
+            obs[o["tower_exists"] + i] = on
+            obs[o["tower_height"] + i] = on and len(tower) / g.per_type
+            obs[o["tower_top"] + 16 * i + tower[-1]] = on
+            if len(tower) > 1:
+                obs[o["tower_below"] + 16 * i + tower[-2]] = on
+            if tower[-1] == 0:
+                obs[o["tower_sealed"] + i] = on
+        elif self.blocked[p][t]:
+            obs[o["tower_blocked"] + i] = on
+        obs[o["rubble"] + p] = on and len(self.rubble[p]) / 10
+        obs[o["score"] + p] = on and self.score(p) / 100
+
+    def _mark_cards(self, on: int = 1) -> None:
+        """Draw-pile contents (``unseen``, F31) and discard pile; play adjusts single counts directly."""
+        o, obs = self.game.off, self._obs
+        unseen, delta = o["unseen"], 1 if on else -1
+        for kind in self.draw:
+            obs[unseen + kind] += delta
+        obs[o["discard"]:o["discard"] + NUM_KINDS] = self.discard if on else 0
+
+    def _mark_round(self) -> None:
+        """Write this round's fields (erased beforehand) and the round counters."""
+        g, obs = self.game, self._obs
+        o = g.off
+        for s in range(self.k):
+            self._mark_slot(s, 1)
+        for p in range(g.num_players):
+            self._mark_bid(p, 1)
+        self._mark_high(1)
+        self._mark_winner(1)
+        self._mark_turn(1)
+        self._mark_max_bid(1)
+        obs[o["display_size"] + self.k] = 1
+        if self.current_player != TERMINAL:
+            obs[o["start_player"] + self.start] = 1
+        obs[o["draw_pile"]] = len(self.draw) / g.deck_size
+        obs[o["second_pass"]] = self.pass_no == 2
+        obs[o["round"]] = self.round / g.max_rounds
+
+    def _mark_max_bid(self, on: int) -> None:
+        if self.phase_id == BID and self.current_player != TERMINAL:
+            o = self.game.off["max_bid"]
+            for p in range(self.game.num_players):
+                self._obs[o + p] = on and self.nmax(p) / 5
+
+    def _mark_slot(self, s: int, on: int) -> None:
+        o, kind = self.game.off, self.display[s]
+        if self.status[s] != EMPTY:
+            self._obs[o["display_type"] + 5 * s + (kind >> 4)] = on
+            self._obs[o["display_value"] + 16 * s + (kind & 15)] = on
+            self._obs[o["display_status"] + 3 * s + self.status[s]] = on
+
+    def _mark_bid(self, p: int, on: int) -> None:
+        self._obs[self.game.off["bid"] + 7 * p + 1 + self.bids[p]] = on
+
+    def _mark_high(self, on: int) -> None:
+        o = self.game.off
+        self._obs[o["high_bid"] + self.high] = on
+        if self.high_bidder >= 0:
+            self._obs[o["high_bidder"] + self.high_bidder] = on
+
+    def _mark_winner(self, on: int) -> None:
+        o = self.game.off
+        self._obs[o["take_count"] + self.take_n] = on
+        if self.winner >= 0:
+            self._obs[o["winner"] + self.winner] = on
+        if self.teardown >= 0:
+            self._obs[o["teardown"] + self.teardown] = on
+
+    def _mark_turn(self, on: int) -> None:
+        if self.current_player != TERMINAL:
+            o = self.game.off
+            self._obs[o["phase"] + self.phase_id] = on
+            self._obs[o["to_act"] + self.current_player] = on
+
+    def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
+        """F31: only the draw pile's order is secret, so reshuffle it (and reseed the state's generator)."""
+        state = self.clone()
+        state.draw = [self.draw[i] for i in rng.permutation(len(self.draw))]
+        state.rng = np.random.default_rng(int(rng.integers(2**63)))
+        return state
+
+    # ----------------------------------------------------------------- text
+    @staticmethod
+    def card_to_string(kind: int) -> str:
+        return f"{TYPE_NAMES[kind >> 4]} {kind & 15}"
+
+    def action_to_string(self, action: int) -> str:
+        if not 0 <= action < self.game.num_actions:
+            return "out of range"
+        if action == PASS:
+            return "pass"
+        if action < TEAR_NONE:
+            return f"bid {action}"
+        if action == TEAR_NONE:
+            return "tear down none"
+        if action < TAKE:
+            return f"tear down {TYPE_NAMES[action - TEAR]}"
+        if action < PLACE:
+            return f"take slot {action - TAKE}"
+        return f"place slot {action - PLACE}"
+
+    def render_text(self, viewer: int | None = None) -> str:
+        from .render import text_table
+
+        return text_table(self, viewer)
+
+    def render_rgb(self) -> np.ndarray:
+        from .render import picture
+
+        return picture(self)
+
+    # ----------------------------------------------------------------- copy and JSON
+    _PLAIN = ("first_player", "start", "pass_no", "round", "k", "bid_pos", "high", "high_bidder", "winner",
+              "take_n", "teardown", "taken", "placed", "phase_id", "current_player")
+    _LISTS = ("draw", "discard", "display", "status", "bids")
+    _NESTED = ("towers", "blocked", "rubble", "history")
+
+    def clone(self) -> State:
+        s = object.__new__(State)
+        self._copy_base_into(s)
+        for key in self._PLAIN:
+            setattr(s, key, getattr(self, key))
+        for key in self._LISTS:
+            setattr(s, key, list(getattr(self, key)))
+        s.towers = [[list(t) for t in towers] for towers in self.towers]
+        s.blocked = [list(b) for b in self.blocked]
+        s.rubble = [list(r) for r in self.rubble]
+        s.nmax_options = self.nmax_options  # replaced, never mutated
+        s.good = self.good  # replaced, never mutated
+        s.history = list(self.history)  # entries are never mutated
+        s._by_type = self._by_type
+        s._obs = self._obs.copy()
+        return s
+
+    def _to_dict(self) -> dict[str, Any]:
+        return {key: getattr(self, key) for key in self._PLAIN + self._LISTS + self._NESTED}
+
+    def _load_dict(self, d: dict[str, Any]) -> None:
+        for key in self._PLAIN + self._LISTS + self._NESTED:
+            setattr(self, key, d[key])
+        self.history = [tuple(h) for h in self.history]
+        self._by_type, self.nmax_options, self.good = [()] * NUM_TYPES, [], []
+        if self.current_player != TERMINAL:  # the caches, from the towers they were computed on
+            if self.phase_id in (BID, TEARDOWN):
+                self._derive_bidding()
+            elif self.phase_id == TAKING:
+                self.good = [m for m in self._fitting_subsets(self.winner) if m & self.taken == self.taken]
+        self._rebuild_obs()
+
+
+Game.state_class = State

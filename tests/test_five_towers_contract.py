@@ -1,0 +1,322 @@
+"""The generic contract (``tests/contract.py``) applied to Five Towers, with the §9 invariants (F36–F45) of
+``shared/rules/five_towers.md`` checked at every step of random games for 2–5 players and every option.
+
+The masks are compared at every decision with a brute force written from the spec
+(``five_towers_helpers.expected_legal``: F24's Nmax over every tear-down option, subset and order — the
+F39 cross-check — and F25(b)–(d)), which also proves F41: no mask is ever empty and every round ends.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pettingzoo
+import pytest
+
+import envs
+from envs.core.game import State as BaseState
+from envs.five_towers import Game, State, env, raw_env
+from tests.contract import (
+    assert_matches_golden,
+    check_bad_input,
+    check_determinism,
+    check_env_api,
+    check_random_play,
+    golden_playthrough,
+    random_playout,
+)
+from tests.five_towers_helpers import (
+    CANDY,
+    SAND,
+    build,
+    conservation,
+    expected_legal,
+    kind,
+    multiplicity,
+    ref_can_place,
+    ref_score,
+)
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+class FiveTowersChecker:
+    """§9 invariants. ``position`` looks at one state (also every ``sample_hidden`` result); ``transition``
+    follows one game and checks each round against its start (F38–F40, F42, F43)."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.n = game.num_players
+        self.options = game.options
+        self.multiplicity = {k: m for k, m in enumerate(multiplicity(self.n))}
+        self.live: State | None = None
+        self.rounds_checked = 0
+
+    # ----------------------------------------------------------------- one position
+    def position(self, s: State) -> None:
+        assert conservation(s) == self.multiplicity, "F36: cards are not conserved"
+        zs = self.options["zero_starts_tower"]
+        for p in range(self.n):
+            for t, tower in enumerate(s.towers[p]):  # F37
+                below = None
+                for i, v in enumerate(tower):
+                    assert ref_can_place(below, v, zs), f"F37: tower {t} of player {p}: {tower}"
+                    assert v != 0 or i == len(tower) - 1, f"F37: a 0 inside tower {tower}"
+                    below = v
+                if s.blocked[p][t]:
+                    assert not tower and not self.options["rebuild_removed_tower"], "F15: blocked tower"
+            assert all(k % 16 for k in s.rubble[p]), f"F38: a 0 in the rubble {s.rubble[p]}"
+            assert s.score(p) == ref_score(s.towers[p], len(s.rubble[p])), "F44: score"
+        legal = s.legal_actions()
+        obs = self.game.layout.unpack(s.observation(0))
+        assert np.array_equal(obs["unseen"], np.bincount(s.draw, minlength=80)), "F31: unseen counts"
+        assert np.allclose(obs["score"], np.array(s.scores()) / 100), "F27: score field"
+        if s.is_terminal():
+            left = len(s.draw)
+            assert left == 0 or (not self.options["final_partial_round"] and 1 <= left <= 4), "F42: draw pile"
+            assert s.round <= self.game.max_rounds, "F29: too many rounds"
+            return
+        assert legal == expected_legal(s), f"F25: {s.phase} mask {legal} != {expected_legal(s)}\n{s}"
+        if s.phase == "bid":
+            assert s.current_player == (s.start + s.bid_pos) % self.n, "F10: bidding order"
+        else:
+            assert s.current_player == s.winner and s.take_n == s.high >= 1, "F13: the winner builds N = H"
+        if self.options["auto_resolve_forced"]:
+            assert len(legal) >= 2, "F35: a forced decision was exposed"
+
+    # ----------------------------------------------------------------- one step
+    def transition(self, before: State, a: int, after: State) -> None:
+        if after is not self.live:  # a new game (the live state object changes)
+            self.live, self.round_start = after, before
+            self.wins = [0] * self.n
+            self.pass1_taken = 0
+            self.decisions = 0
+        assert after.pass_no >= before.pass_no, "F42: back to pass 1"
+        for p in range(self.n):
+            assert after.rubble[p][:len(before.rubble[p])] == before.rubble[p], "F38: rubble only grows"
+            for t, tower in enumerate(before.towers[p]):
+                if tower and tower[-1] == 0:
+                    assert after.towers[p][t] == tower, "F37: a sealed tower changed"
+        self.decisions += 1
+        if before.phase == "bid":  # F39
+            p = before.current_player
+            assert before.bids[p] == -1, "F39: a second opportunity in one round"
+            assert a == 0 or before.high < a <= before.k, "F39: bids strictly increase, at most k"
+        if after.round == before.round and not after.is_terminal():
+            if not self.options["auto_resolve_forced"] and before.phase == "bid" and a == before.k:
+                assert after.phase == "teardown" and after.winner == before.current_player, "F12"
+            return
+        self._round_end(before, a, after)
+
+    def _round_end(self, before: State, a: int, after: State) -> None:
+        """F38, F40, F42, F43 when a round (or the game) ended with this step."""
+        g, start = self.game, self.round_start
+        assert self.decisions <= self.n + 11, "F29: too many decisions in one round"
+        self.decisions = 0
+        if not self.options["auto_resolve_forced"]:  # every decision seen: check the round itself
+            if before.phase == "bid":  # F13: nobody bid
+                assert a == 0 and before.high == 0
+                assert after.towers == start.towers and after.rubble == start.rubble
+                winner, taken = -1, 0
+            else:
+                assert before.phase == "place"
+                winner, taken, tore = before.winner, before.take_n, before.teardown > 0
+                self.wins[winner] += 1
+                cards = [sum(map(len, s.towers[winner])) for s in (start, after)]
+                assert cards[1] == cards[0] - tore + taken, "F40: the winner's tower cards"
+                grown = len(after.rubble[winner]) - len(start.rubble[winner])
+                assert grown == tore, "F38: at most one rubble card per round, from a tear-down"
+                for p in range(self.n):
+                    if p != winner:
+                        assert (after.towers[p], after.rubble[p]) == (start.towers[p], start.rubble[p]), "F40"
+                    assert len(after.rubble[p]) <= self.wins[p], "F38: rubble > rounds won"
+            if after.pass_no == start.pass_no and after.round == start.round + 1:  # no reshuffle between
+                assert sum(after.discard) == sum(start.discard) + start.k - taken, "F40: the discard pile"
+            if start.pass_no == 1:
+                self.pass1_taken += taken
+        if before.pass_no == 1 and after.pass_no == 2:  # F42: the reshuffle ends pass 1
+            if self.options["reshuffle_includes_last_round"]:
+                assert before.round == g.deck_size // 5, "F42: pass 1 lasts deck/5 rounds"
+                if not self.options["auto_resolve_forced"] and not after.is_terminal():
+                    assert len(after.draw) + after.k == g.deck_size - self.pass1_taken, "F42: P2"
+            else:
+                assert after.round == g.deck_size // 5, "F42: pass 1 lasts deck/5 rounds"
+        if not after.is_terminal():
+            assert after.start == (after.first_player + after.round - 1) % self.n, "F43: start player"
+            assert after.round <= g.max_rounds, "F29"
+            if after.pass_no == 1:
+                assert len(after.draw) == g.deck_size - 5 * after.round, "F9: pass 1 reveals five per round"
+        self.round_start = after.clone()
+        self.rounds_checked += 1
+
+
+# ===================================================================== random play
+OPTION_SETS = {  # name → (options, episodes); every option value appears, every player count twice
+    "2p": ({}, 20),
+    "2p_free_order": ({"canonical_order": False, "first_player": 1}, 12),
+    "3p": ({"num_players": 3, "reshuffle_includes_last_round": False}, 12),
+    "3p_free_order": ({"num_players": 3, "canonical_order": False, "final_partial_round": False}, 8),
+    "4p": ({"num_players": 4, "zero_starts_tower": False, "rebuild_removed_tower": False}, 8),
+    "4p_free_order": ({"num_players": 4, "canonical_order": False, "auto_resolve_forced": True}, 6),
+    "5p": ({"num_players": 5, "auto_resolve_forced": True, "first_player": 4}, 6),
+    "5p_free_order": ({"num_players": 5, "canonical_order": False, "rebuild_removed_tower": False,
+                       "final_partial_round": False, "reshuffle_includes_last_round": False}, 6),
+}
+
+
+@pytest.mark.parametrize("name", OPTION_SETS)
+def test_F36_to_F45_random_play_keeps_the_contract_and_the_invariants(name):
+    options, episodes = OPTION_SETS[name]
+    game = Game(**options)
+    checker = FiveTowersChecker(game)
+    stats = check_random_play(game, episodes, seed=sum(map(ord, name)), invariant=checker.position,
+                              transition=checker.transition, deep_every=60)
+    assert stats.episodes == episodes and stats.truncated == 0
+    assert stats.decisions >= episodes * 15 * game.num_players  # whole games were played
+    assert stats.deep_checks >= stats.decisions // 100 and stats.hidden_changed > 0
+    assert checker.rounds_checked >= episodes * 16
+
+
+def test_checker_catches_broken_invariants(monkeypatch):
+    """The invariant callbacks can fail: a duplicated card, an illegal tower, a wrong mask."""
+    game = Game()
+    checker = FiveTowersChecker(game)
+    state = game.new_initial_state(3)
+    checker.position(state)
+    broken = state.clone()
+    broken.discard[broken.draw[-1]] += 1
+    with pytest.raises(AssertionError, match="F36"):
+        checker.position(broken)
+    with pytest.raises(AssertionError, match="F37"):
+        checker.position(build(display=[kind(SAND, 1)], towers={0: {CANDY: [3, 7]}}))
+    monkeypatch.setattr(State, "_legal_actions", lambda self: [0])  # an engine that only lets you pass
+    with pytest.raises(AssertionError, match="F25"):
+        checker.position(game.new_initial_state(3))
+
+
+def test_F42_pass_two_length():
+    """P2 = deck − cards taken in pass 1; pass 2 lasts ceil(P2 / 5) rounds (floor without a partial round)."""
+    for options in ({}, {"final_partial_round": False}):
+        game = Game(**options)
+        rng = np.random.default_rng(42)
+        for seed in range(4):
+            state = game.new_initial_state(seed)
+            taken = 0
+            while state.pass_no == 1:
+                if state.phase == "place" and state.placed == 0:
+                    taken += state.take_n
+                random_playout(state, rng, 1)
+            assert state.round == 17
+            p2 = 80 - taken
+            random_playout(state, rng)
+            rounds = math.ceil(p2 / 5) if game.options["final_partial_round"] else p2 // 5
+            assert state.round == 16 + rounds
+
+
+# ===================================================================== determinism, serialisation, bad input
+@pytest.mark.parametrize("options", [{}, {"num_players": 4, "canonical_order": False,
+                                         "auto_resolve_forced": True}])
+def test_F45_same_seed_same_game(options):
+    check_determinism(Game(**options), range(4))
+
+
+def test_json_of_every_option_set_round_trips_in_every_phase():
+    for options, _ in OPTION_SETS.values():
+        game = Game(**options)
+        state = game.new_initial_state(5)
+        rng = np.random.default_rng(5)
+        seen = set()
+        while not state.is_terminal() and len(seen) < 4:
+            seen.add(state.phase)
+            copy = BaseState.from_json(state.to_json())
+            assert type(copy) is State and copy == state and copy.legal_actions() == state.legal_actions()
+            assert np.array_equal(copy.observation(0), state.observation(0))
+            random_playout(state, rng, 1)
+        assert seen == {"bid", "teardown", "take", "place"} or options.get("auto_resolve_forced")
+
+
+def _phase_states(options: dict, seed: int) -> dict[str, State]:
+    """One state of each phase with some illegal action, and a finished game."""
+    rng = np.random.default_rng(seed)
+    state = Game(**options).new_initial_state(seed)
+    out: dict[str, State] = {}
+    while not state.is_terminal():
+        if state.phase not in out and len(state.legal_actions()) < 22:
+            out[state.phase] = state.clone()
+        random_playout(state, rng, 1)
+    out["terminal"] = state
+    return out
+
+
+@pytest.mark.parametrize("options", [{}, {"num_players": 5, "canonical_order": False}])
+def test_bad_actions_are_rejected_and_change_nothing(options):
+    states = _phase_states(options, 11)
+    assert set(states) == {"bid", "teardown", "take", "place", "terminal"}
+    for where, state in states.items():
+        messages = check_bad_input(state)
+        if where != "terminal":
+            assert any("illegal" in m and where in m for m in messages)
+
+
+def test_an_action_of_another_phase_is_named_in_the_error():
+    state = _phase_states({}, 3)["take"]
+    with pytest.raises(ValueError, match=r"action 1 \(bid 1\) is illegal for player \d in phase take"):
+        state.apply_action(1)
+
+
+# ===================================================================== registry and PettingZoo
+def test_registry_and_pettingzoo_make():
+    assert "five_towers" in envs.list_games() and envs.game_class("five_towers") is Game
+    raw = envs.make("five_towers", wrapped=False, render_mode="ansi", num_players=4)
+    assert type(raw) is raw_env and raw.possible_agents == [f"player_{i}" for i in range(4)]
+    assert raw.action_space("player_0").n == 22 and raw.metadata["name"] == "five_towers_v0"  # F33
+    assert raw.observation_space("player_3")["observation"].shape == (raw.game.layout.size,)
+    pz = pettingzoo.make("aec", "tabletop/five_towers-v0", num_players=3)
+    assert isinstance(pz.unwrapped, raw_env) and pz.unwrapped.game.num_players == 3
+    with pytest.raises(ValueError, match="num_players"):
+        envs.make("five_towers", num_players=7)
+
+
+@pytest.mark.parametrize("options", [{}, {"num_players": 3, "auto_resolve_forced": True},
+                                     {"num_players": 4, "canonical_order": False}, {"num_players": 5}],
+                         ids=["2p", "3p_auto", "4p_free_order", "5p"])
+def test_pettingzoo_api_seed_render_pickle(options):
+    check_env_api(env, raw_env, seed=3, num_cycles=2000, **options)
+
+
+def test_F34_masks_in_observations_and_infos():
+    e = env(num_players=3)
+    e.reset(seed=1)
+    for agent in e.agent_iter(60):
+        obs, _, terminated, truncated, info = e.last()
+        mask = obs["action_mask"]
+        assert mask.dtype == np.int8 and mask.any() and np.array_equal(info["action_mask"], mask)
+        for other in e.agents:
+            if other != agent:
+                assert not e.observe(other)["action_mask"].any()
+        e.step(int(np.flatnonzero(mask)[0]))
+
+
+# ===================================================================== golden playthroughs
+@pytest.mark.parametrize(("options", "filename"), [
+    ({}, "five_towers_seed7.txt"),
+    ({"num_players": 3, "canonical_order": False, "auto_resolve_forced": True, "zero_starts_tower": False,
+      "rebuild_removed_tower": False, "first_player": 1}, "five_towers_3p_options_seed7.txt"),
+])
+def test_golden_playthrough(options, filename):
+    assert_matches_golden(golden_playthrough(Game(**options), 7), GOLDEN / filename)
+
+
+def test_doc_has_the_generated_tables_and_every_observation_size():
+    """``tests/test_docs.py`` checks the options and 2-player layout tables; the sizes for 2–5 players too."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "five_towers.md").read_text()
+    assert Game().layout.to_markdown() in doc
+    for n in (2, 3, 4, 5):
+        assert f"{Game(num_players=n).layout.size} ({n} players)" in doc
+
+
+def test_env_docstring_has_the_action_and_observation_tables():
+    for doc in (env.__doc__, raw_env.__doc__):
+        assert Game().layout.to_markdown() in doc and "TEAR DOWN the top of tower type" in doc
