@@ -116,6 +116,14 @@ def _glyph(ch: str) -> np.ndarray:
     return _GLYPHS.get(ch, _GLYPHS.get(ch.upper(), _UNKNOWN))
 
 
+def _paint(region: np.ndarray, colour: Colour) -> None:
+    """Fill an (h, w, 3) view with one colour: paint one row, then copy it down, which is several times
+    faster than broadcasting the 3-tuple over every pixel."""
+    if region.size:
+        region[0] = colour
+        region[1:] = region[0]
+
+
 class Canvas:
     """An RGB raster of ``width`` x ``height`` pixels.
 
@@ -130,7 +138,7 @@ class Canvas:
         if self.width <= 0 or self.height <= 0:
             raise ValueError(f"canvas size must be positive, got {width}x{height}")
         self.pixels = np.empty((self.height, self.width, 3), dtype=np.uint8)
-        self.pixels[:] = background
+        _paint(self.pixels, background)
 
     def _clip(self, x: int, y: int, w: int, h: int) -> tuple[int, int, int, int] | None:
         """Intersect a rectangle with the canvas: ``(x0, y0, x1, y1)``, or None if empty."""
@@ -144,7 +152,7 @@ class Canvas:
         box = self._clip(x, y, w, h)
         if box is not None:
             x0, y0, x1, y1 = box
-            self.pixels[y0:y1, x0:x1] = colour
+            _paint(self.pixels[y0:y1, x0:x1], colour)
 
     def rect(
         self,
@@ -204,13 +212,13 @@ class Canvas:
         if not s:
             return 0
         # Assemble the whole string as one boolean mask at scale 1, then
-        # upscale it in a single np.kron and paint it with one masked
+        # upscale it with np.repeat and paint it with one masked
         # assignment, instead of blitting glyph by glyph.
         mask = np.zeros((GLYPH_H, len(s) * (GLYPH_W + 1) - 1), dtype=bool)
         for i, ch in enumerate(s):
             mask[:, i * (GLYPH_W + 1) : i * (GLYPH_W + 1) + GLYPH_W] = _glyph(ch)
         if scale > 1:
-            mask = np.kron(mask, np.ones((scale, scale), dtype=bool))
+            mask = mask.repeat(scale, 0).repeat(scale, 1)
         box = self._clip(x, y, mask.shape[1], mask.shape[0])
         if box is not None:
             x0, y0, x1, y1 = box

@@ -11,6 +11,7 @@ scores every legal action; the cheapest one is played. The scoring rests on two 
 
 Card step: discarding card k costs ``value[k] + danger[k]``; playing the lowest playable card of a
 colour costs the expected value of the unseen cards it skips (L19: they can never be played after it).
+When the turns left are fewer than the worthwhile plays in hand, a small knapsack picks which to make.
 Draw step: the top card of a pile is taken when it is worth more to me than an average deck card;
 late in the round the deck is preferred when ahead (it ends the round sooner, L14b) and pile cards
 are taken when behind with plays still to make (pile draws stretch the round, L17).
@@ -24,16 +25,24 @@ from .game import Game, expedition_score
 
 NO_ACTION = np.inf
 
+# The constants were tuned by seat-balanced self-play matches against earlier versions.
 # Opening an expedition costs 20 (L23): open only if the projected sum beats it by this margin.
 OPEN_MARGIN = 3.0
-# A wager multiplies (sum - 20): play one only early and when the projected sum clears this.
-WAGER_SUM = 28.0
+VIABLE_FROM = 12.0  # an unopened colour's cards start to be worth keeping at this projected sum
+# Of the unseen cards I may draw, the share expected to fit into a column in time (some arrive
+# after a higher card of their colour was played).
+EXPECT_SHARE = 0.5
+# A wager multiplies (sum - 20) (L23): play one early, with support, when the projected sum clears
+# this (below 20 because the projection counts only part of what will be drawn).
+WAGER_SUM = 19.0
 WAGER_MIN_DECK = 0.5  # fraction of the initial draw pile still to come
-WAGER_MIN_SUPPORT = 3  # number cards of that colour in hand
-# Below this share of the draw pile the bot counts turns (late-round play).
-LATE_DECK = 10
+WAGER_MIN_SUPPORT = 2  # playable number cards of that colour in hand
 PLAY_BONUS = 1.0  # a free play (skipping nothing) beats discarding a worthless card
-URGENT = 50.0  # more cards to play than turns left: play now rather than discard
+URGENT = 50.0  # the end-game plan's plays beat any discard
+PILE_MIN_VALUE = 2.0  # a pile card must be worth this much to me to be taken
+DENY_SHARE = 0.5  # weight of keeping a pile card away from the opponent
+LATE_DECK = 10  # with this many draw-pile cards left, the score decides whether to hurry or stretch
+CLOCK_BONUS = 5.0  # how much hurrying (deck draw) or stretching (pile draw) is worth then
 
 
 class HeuristicAgent:
@@ -62,7 +71,8 @@ class HeuristicAgent:
         view = self._read(observation)
         cost = self._draw_costs(view) if view["draw_step"] else self._card_costs(view)
         cost = np.where(legal, cost, NO_ACTION)
-        # Tiny noise breaks exact ties from the agent's own generator (deterministic for a seed).
+        # Tiny noise breaks exact ties from the agent's own generator (deterministic for a seed);
+        # drawn on every call so that the stream does not depend on which ties occurred.
         cost = cost + 1e-6 * self.rng.random(cost.size)
         return int(np.argmin(cost))
 
@@ -78,7 +88,9 @@ class HeuristicAgent:
         # Chance that a given unseen card reaches me: I draw about half the remaining deck, and the
         # unseen pool is the deck plus the opponent's unknown cards (L32).
         p_get = min(1.0, 0.5 * deck / max(unseen.sum(), 1.0))
-        turns_left = (deck + 1) // 2  # my card steps if nobody draws from a pile (L14b)
+        # My card steps left if nobody draws from a pile (L14b); in a draw step this counts the
+        # current turn once more, which is close enough.
+        turns_left = (deck + 1) // 2
 
         mine = self._expeditions(grid["my_expeditions"])
         theirs = self._expeditions(grid["opp_expeditions"])
@@ -87,22 +99,22 @@ class HeuristicAgent:
         hand_sum = (hand * self.values * playable).sum(1)
         hand_count = (hand * playable).sum(1)
         # Projected number sum: what is already down, what I hold, and my share of what is unseen.
-        # Half of that share, because unseen cards often arrive after a higher card was played.
-        projected = mine["sum"] + hand_sum + 0.5 * p_get * (unseen * self.values * playable).sum(1)
-        viability = np.where(mine["started"], 1.0, np.clip((projected - 12.0) / (20.0 + OPEN_MARGIN - 12.0), 0, 1))
+        projected = mine["sum"] + hand_sum + EXPECT_SHARE * p_get * (unseen * self.values * playable).sum(1)
+        # How sure I am to play a colour: 1 once started, rising with the projection otherwise.
+        viability = (projected - VIABLE_FROM) / (20.0 + OPEN_MARGIN - VIABLE_FROM)
+        viability = np.where(mine["started"], 1.0, np.clip(viability, 0.0, 1.0))
         viability[hand_count > turns_left] *= 0.5  # cannot play them all in time
 
         scores = f["scores"]
         return {
-            "draw_step": f["step"][1] > 0.5, "forbidden": int(np.argmax(f["forbidden"])) - 1,
-            "deck": deck, "p_get": p_get, "turns_left": turns_left, "hand": hand,
-            "tops": grid["discard_tops"], "unseen": unseen, "mine": mine, "playable": playable,
-            "hand_sum": hand_sum, "hand_count": hand_count, "projected": projected,
+            "draw_step": f["step"][1] > 0.5, "deck": deck, "p_get": p_get, "turns_left": turns_left,
+            "hand": hand, "tops": grid["discard_tops"], "unseen": unseen, "mine": mine, "playable": playable,
+            "hand_count": hand_count, "projected": projected,
             "value": self._value(mine, playable, projected, viability, deck),
             "danger": self._danger(theirs, grid["opp_known"], deck),
             # Match standing: cumulative plus this round's provisional score (L34h).
             "lead": float(scores[0] + scores[2] - scores[1] - scores[3]) * 100,
-            "pending": int((hand_count * mine["started"]).sum()),
+            "pending": int((hand_count * mine["started"]).sum()),  # plays waiting in started colours
         }
 
     def _expeditions(self, counts: np.ndarray) -> dict:
@@ -132,6 +144,7 @@ class HeuristicAgent:
         interest = 0.2 + 0.3 * np.minimum(known.sum(1), 2.0)
         per_colour = np.where(theirs["started"], 1.0 + theirs["wagers"], interest * time)
         danger = above * self.values * per_colour[:, None]
+        # A wager helps them only before their first number (L19): a lot if they opened with wagers.
         danger[:, 0] = np.where(theirs["top"] > 0, 0.0,
                                 np.where(theirs["started"], 10.0, 3.0 * interest * time))
         return danger
@@ -174,6 +187,7 @@ class HeuristicAgent:
         return v["projected"][c] >= 20.0 + OPEN_MARGIN and v["hand_count"][c] <= v["turns_left"]
 
     def _wants_wager(self, v: dict, c: int) -> bool:
+        """Bet on a colour only early, with number cards in hand to back it, when it looks strong."""
         return (v["deck"] >= WAGER_MIN_DECK * self.initial_deck
                 and v["hand_count"][c] >= WAGER_MIN_SUPPORT
                 and v["projected"][c] >= WAGER_SUM)
@@ -186,6 +200,8 @@ class HeuristicAgent:
         a small knapsack over colours spends the turns where they score most (L23).
         """
         T = v["turns_left"]
+        if v["hand_count"].sum() < T:
+            return None  # even every playable card fits in the turns left
         mine, hand, playable = v["mine"], v["hand"], v["playable"]
         options = []  # per colour: its playable ranks (highest first) and the gain of playing m of them
         for c in range(self.C):
@@ -207,7 +223,7 @@ class HeuristicAgent:
                         nxt[used + m] = cand
             best = nxt
         _, picks = max(best.values(), key=lambda x: x[0])
-        return np.array([ranks[m - 1] if m else 10 for (ranks, _), m in zip(options, picks)])
+        return np.array([ranks[m - 1] if m else 10 for (ranks, _), m in zip(options, picks, strict=True)])
 
     # ----------------------------------------------------------------- draw step (L13)
     def _draw_costs(self, v: dict) -> np.ndarray:
@@ -217,17 +233,18 @@ class HeuristicAgent:
         deck_gain = float((unseen * value).sum() / max(unseen.sum(), 1.0))
         late = v["deck"] <= LATE_DECK
         if late and v["lead"] > 0:
-            deck_gain += 5.0  # ahead: every deck draw brings the end closer (L14b)
+            deck_gain += CLOCK_BONUS  # ahead: every deck draw brings the end closer (L14b)
         cost[self.deck_action] = -deck_gain
-        stretch = late and v["lead"] < 0 and v["pending"] > 0
+        # Behind with more plays than turns: any pile draw buys one more turn (L17).
+        stretch = late and v["lead"] < 0 and v["pending"] >= v["turns_left"]
         for c in range(self.C):
             top = np.flatnonzero(v["tops"][c])
             if top.size == 0:
                 continue
             r = int(top[0])
-            gain = value[c, r] + 0.5 * danger[c, r]  # taking it also keeps it from the opponent
+            gain = value[c, r] + DENY_SHARE * danger[c, r]  # taking it also keeps it from the opponent
             # Take a pile card only when it is useful to me — a card I merely deny would come back
-            # as a discard — unless I am behind and need the extra turn (L17).
-            if value[c, r] >= 2.0 or stretch:
-                cost[self.deck_action + 1 + c] = -(gain + (5.0 if stretch else 0.0))
+            # as a discard — unless I need the extra turn.
+            if value[c, r] >= PILE_MIN_VALUE or stretch:
+                cost[self.deck_action + 1 + c] = -(gain + (CLOCK_BONUS if stretch else 0.0))
         return cost

@@ -9,7 +9,7 @@ import numpy as np
 from envs.core.canvas import Canvas
 from envs.core.game import TERMINAL
 
-from .game import COLOUR_NAMES, HAND_SIZE, kind_value
+from .game import CARD_STEP, COLOUR_NAMES, HAND_SIZE, expedition_score, kind_value
 
 if TYPE_CHECKING:
     from .game import State
@@ -58,61 +58,114 @@ def text_table(state: State, viewer: int | None) -> str:
 
 
 CARD_W, CARD_H, GAP = 34, 46, 6
+STRIP = 17  # visible height of a card covered by the next one in an expedition column
+COL_W = CARD_W + 14  # one expedition column (and its discard pile) per colour
+LINE = 12  # a line of scale-1 text
+LABEL_H = 2 * 7  # a scale-2 card label
+COLUMN_H = CARD_H + 11 * STRIP + LINE  # 12 cards at most (L3), then the column's score
+WHITE, GOLD, GREY, RED = (255, 255, 255), (255, 215, 0), (170, 190, 170), (230, 40, 40)
+DECK_RGB, EMPTY_RGB = (110, 70, 40), (40, 70, 50)
+# Tops of the picture's horizontal sections (the same for every table), from the top down.
+Y_STATUS = GAP
+Y_P1_LABEL = Y_STATUS + LINE + GAP
+Y_P1_HAND = Y_P1_LABEL + LINE
+Y_P1_COLUMNS = Y_P1_HAND + CARD_H + 2 * GAP
+Y_PILES = Y_P1_COLUMNS + COLUMN_H + GAP
+Y_P0_COLUMNS = Y_PILES + CARD_H + LINE + GAP
+Y_P0_HAND = Y_P0_COLUMNS + COLUMN_H + 2 * GAP
+Y_P0_LABEL = Y_P0_HAND + CARD_H + GAP
+HEIGHT = Y_P0_LABEL + LINE + GAP
 
 
 def picture(state: State) -> np.ndarray:
-    """Both expeditions (player 1 on top, player 0 below), the discard piles between them, the draw
-    pile and both hands, as an RGB image."""
+    """The whole table as an RGB image (both hands face up), laid out like a real table.
+
+    From the top: the status line (round, turn, who acts and in which step), player 1's label and
+    hand, player 1's expeditions growing upwards, the discard piles (top card, card count) and the
+    draw pile, player 0's expeditions growing downwards, player 0's hand and label.  Expedition cards
+    overlap; each shows its value on the strip left visible (at its top edge for player 0, at its
+    bottom edge for player 1, who sits across the table).  The player to act is drawn in gold.
+    """
     g = state.game
     C = g.n_colours
-    col_w = CARD_W + 3 * GAP
-    width = 2 * GAP + (C + 1) * col_w + 60
-    step = 14  # vertical offset between overlapping cards of one column
-    column_h = CARD_H + 11 * step
-    height = 2 * column_h + 3 * CARD_H + 12 * GAP
-    cv = Canvas(width, height)
-    x0 = GAP + 60
+    hand_w = HAND_SIZE * (CARD_W + GAP)  # a hand holds at most 8 cards (L15)
+    width = 2 * GAP + max(hand_w, (C + 1) * COL_W)
+    cv = Canvas(width, HEIGHT)
+    acting = state.current_player
+    provisional = state.provisional_scores()
 
-    def hand_row(p: int, y: int) -> None:
-        cv.text(GAP, y + CARD_H // 2 - 3, f"P{p}", scale=2)
+    def player_label(p: int, y: int) -> None:
+        colour = GOLD if p == acting else WHITE
+        text = f"P{p}  THIS ROUND {provisional[p]}  TOTAL {state.cumulative[p]}"
+        cv.text(GAP, y, ("> " if p == acting else "") + text, colour)
+
+    def hand(p: int, y: int) -> None:
         kinds = [k for k in sorted(state.hands[p]) for _ in range(state.hands[p][k])]
-        for i, k in enumerate(kinds[:HAND_SIZE + 1]):
-            cv.card(x0 + i * (CARD_W + GAP), y, CARD_W, CARD_H, COLOURS_RGB[k // 10], _card(k))
+        if p == acting:  # a gold frame around the hand of the player to act
+            cv.rect(GAP - 3, y - 3, len(kinds) * (CARD_W + GAP) - GAP + 6, CARD_H + 6, None, GOLD, 2)
+        for i, k in enumerate(kinds):
+            cv.card(GAP + i * (CARD_W + GAP), y, CARD_W, CARD_H, COLOURS_RGB[k // 10], _card(k))
 
-    def expedition(p: int, y: int, downward: bool) -> None:
+    def expeditions(p: int, y: int) -> None:
+        """Player 0's columns hang down from y, player 1's stand up from y + COLUMN_H."""
         for c in range(C):
-            x = x0 + c * col_w
+            x = GAP + c * COL_W
             cards = state.expeditions[p][c]
+            if p == 0:
+                first, step, label_dy, score_y = y, STRIP, 2, y + COLUMN_H - LINE + 3
+            else:
+                first, step = y + COLUMN_H - CARD_H, -STRIP
+                label_dy, score_y = CARD_H - LABEL_H - 2, y + 2
             if not cards:
-                cv.rect(x, y if downward else y + column_h - CARD_H, CARD_W, CARD_H, None,
-                        border=COLOURS_RGB[c])
+                cv.rect(x, first, CARD_W, CARD_H, None, border=COLOURS_RGB[c])
+                continue
             for i, k in enumerate(cards):
-                yy = y + i * step if downward else y + column_h - CARD_H - i * step
-                cv.card(x, yy, CARD_W, CARD_H, COLOURS_RGB[c], _card(k), scale=1)
+                label = _card(k)
+                yy = first + i * step
+                cv.card(x, yy, CARD_W, CARD_H, COLOURS_RGB[c], "")
+                cv.text(x + (CARD_W - cv.text_width(label, 2)) // 2, yy + label_dy, label, (0, 0, 0), 2)
+            wagers = sum(k % 10 == 0 for k in cards)
+            score = expedition_score(len(cards), wagers, sum(kind_value(k) for k in cards))
+            cv.text(x + (CARD_W - cv.text_width(str(score))) // 2, score_y, str(score), GREY)
 
-    y = GAP
-    hand_row(1, y)
-    y += CARD_H + 2 * GAP
-    expedition(1, y, downward=False)
-    y += column_h + GAP
-    for c in range(C):  # discard piles: top card shown, pile size underneath
-        x = x0 + c * col_w
-        pile = state.piles[c]
-        if pile:
-            cv.card(x, y, CARD_W, CARD_H, COLOURS_RGB[c], _card(pile[-1]))
-        else:
-            cv.rect(x, y, CARD_W, CARD_H, (40, 70, 50), border=COLOURS_RGB[c], border_width=2)
-        cv.text(x + CARD_W + 3, y + CARD_H - 7, str(len(pile)))
-    x = x0 + C * col_w
-    cv.card(x, y, CARD_W, CARD_H, (110, 70, 40), str(len(state.deck)))
-    cv.text(GAP, y + 4, f"R{state.round}", scale=2)
-    cv.text(GAP, y + 24, f"{state.cumulative[1]}", scale=1)
-    cv.text(GAP, y + 34, f"{state.cumulative[0]}", scale=1)
-    y += CARD_H + GAP
-    expedition(0, y, downward=True)
-    y += column_h + 2 * GAP
-    hand_row(0, y)
-    if state.current_player != TERMINAL:  # a marker next to the hand of the player to act
-        marker_y = GAP if state.current_player == 1 else y
-        cv.rect(2, marker_y, 4, CARD_H, (255, 255, 255))
+    def piles(y: int) -> None:
+        """Discard piles: the top card and the number of cards; the draw pile with its size."""
+        for c in range(C):
+            x = GAP + c * COL_W
+            pile = state.piles[c]
+            if pile:
+                cv.card(x, y, CARD_W, CARD_H, COLOURS_RGB[c], _card(pile[-1]))
+                cv.text(x, y + CARD_H + 3, f"{len(pile)} CARD" + ("" if len(pile) == 1 else "S"), GREY)
+            else:
+                cv.rect(x, y, CARD_W, CARD_H, EMPTY_RGB, border=COLOURS_RGB[c], border_width=2)
+            if c == state.forbidden:  # L21: this pile may not be drawn from in this draw step
+                cv.rect(x - 3, y - 3, CARD_W + 6, CARD_H + 6, None, RED, 2)
+                cv.text(x + CARD_W - 5, y - 3, "X", RED, 2)
+        x = GAP + C * COL_W
+        cv.card(x, y, CARD_W, CARD_H, DECK_RGB, str(len(state.deck)), WHITE)
+        cv.text(x, y + CARD_H + 3, "DECK", GREY)
+
+    cv.text(GAP, Y_STATUS, _status(state), GOLD if acting != TERMINAL else WHITE)
+    player_label(1, Y_P1_LABEL)
+    hand(1, Y_P1_HAND)
+    expeditions(1, Y_P1_COLUMNS)
+    piles(Y_PILES)
+    expeditions(0, Y_P0_COLUMNS)
+    hand(0, Y_P0_HAND)
+    player_label(0, Y_P0_LABEL)
     return cv.image()
+
+
+def _status(state: State) -> str:
+    """Round, turn and who must do what (L11–L13), or the result at the end (L27, L29)."""
+    g = state.game
+    rounds = g.options["rounds"]
+    head = f"ROUND {state.round}/{rounds}" + (" EXTRA" if state.round > rounds else "") + f"  TURN {state.turn}"
+    if state.current_player == TERMINAL:
+        if state.truncated:
+            return f"{head}  TRUNCATED BY THE TURN CAP"
+        a, b = state.cumulative
+        return f"{head}  " + ("DRAW" if a == b else f"P{0 if a > b else 1} WINS") + f" {a}:{b}"
+    if state.step == CARD_STEP:
+        return f"{head}  P{state.current_player} TO PLAY OR DISCARD"
+    return f"{head}  P{state.current_player} TO DRAW"
