@@ -7,6 +7,8 @@ Three loops per game, all choosing uniformly random legal actions:
   raw_env  the bare AEC env: agent_iter / last() / step() (observation and mask every step)
   env      the wrapped env (PettingZoo's standard wrappers), which is what most users run
 connect_four's env() is measured with exactly the same loop as our env() loop.
+Rates are decisions per second of this process's CPU time, and every ratio is the median over --repeats
+interleaved pairs (ours, then connect_four's), so other work on the machine disturbs them little.
 Targets (issue #2/#4): env() >= 1.5x connect_four env(); Lost Cities engine >= 100k decisions/s.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import time
 
 import numpy as np
@@ -24,21 +27,21 @@ import envs
 
 def engine_loop(game, seconds: float) -> float:
     rng = random.Random(0)
-    decisions, seed, start = 0, 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    decisions, seed, start = 0, 0, time.process_time()
+    while time.process_time() - start < seconds:
         state = game.new_initial_state(seed)
         seed += 1
         while not state.is_terminal():
             legal = state.legal_actions()
             state.apply_action(legal[rng.randrange(len(legal))])
             decisions += 1
-    return decisions / (time.perf_counter() - start)
+    return decisions / (time.process_time() - start)
 
 
 def aec_loop(env, seconds: float) -> float:
     rng = random.Random(0)
-    decisions, seed, start = 0, 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    decisions, seed, start = 0, 0, time.process_time()
+    while time.process_time() - start < seconds:
         env.reset(seed=seed)
         seed += 1
         for _agent in env.agent_iter():
@@ -49,25 +52,32 @@ def aec_loop(env, seconds: float) -> float:
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[rng.randrange(len(legal))]))
             decisions += 1
-    return decisions / (time.perf_counter() - start)
+    return decisions / (time.process_time() - start)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=2.0, help="CPU time per measurement")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved measurements per loop")
     parser.add_argument("--games", nargs="*", default=envs.list_games())
     args = parser.parse_args()
 
-    reference = aec_loop(connect_four_v3.env(), args.seconds)
+    connect_four = connect_four_v3.env()
     print(f"{'game':<14}{'loop':<9}{'decisions/s':>13}{'× connect_four env()':>22}")
-    print(f"{'connect_four':<14}{'env':<9}{reference:>13,.0f}{1.0:>22.2f}")
+    reference_rates = []
     for name in args.games:
-        game = envs.game_class(name)()
-        rows = [("engine", engine_loop(game, args.seconds)),
-                ("raw_env", aec_loop(envs.make(name, wrapped=False), args.seconds)),
-                ("env", aec_loop(envs.make(name), args.seconds))]
-        for loop, rate in rows:
-            print(f"{name:<14}{loop:<9}{rate:>13,.0f}{rate / reference:>22.2f}")
+        loops = (("engine", engine_loop, envs.game_class(name)()),
+                 ("raw_env", aec_loop, envs.make(name, wrapped=False)),
+                 ("env", aec_loop, envs.make(name)))
+        for loop, measure, subject in loops:
+            rates, ratios = [], []
+            for _ in range(args.repeats):
+                rate, reference = measure(subject, args.seconds), aec_loop(connect_four, args.seconds)
+                rates.append(rate)
+                ratios.append(rate / reference)
+                reference_rates.append(reference)
+            print(f"{name:<14}{loop:<9}{statistics.median(rates):>13,.0f}{statistics.median(ratios):>22.2f}")
+    print(f"{'connect_four':<14}{'env':<9}{statistics.median(reference_rates):>13,.0f}{1.0:>22.2f}")
 
 
 if __name__ == "__main__":
