@@ -154,15 +154,15 @@ class FiveTowersChecker:
 
 # ===================================================================== random play
 OPTION_SETS = {  # name → (options, episodes); every option value appears, every player count twice
-    "2p": ({}, 20),
-    "2p_free_order": ({"canonical_order": False, "first_player": 1}, 12),
-    "3p": ({"num_players": 3, "reshuffle_includes_last_round": False}, 12),
-    "3p_free_order": ({"num_players": 3, "canonical_order": False, "final_partial_round": False}, 8),
-    "4p": ({"num_players": 4, "zero_starts_tower": False, "rebuild_removed_tower": False}, 8),
-    "4p_free_order": ({"num_players": 4, "canonical_order": False, "auto_resolve_forced": True}, 6),
-    "5p": ({"num_players": 5, "auto_resolve_forced": True, "first_player": 4}, 6),
+    "2p": ({}, 100),
+    "2p_free_order": ({"canonical_order": False, "first_player": 1}, 50),
+    "3p": ({"num_players": 3, "reshuffle_includes_last_round": False}, 50),
+    "3p_free_order": ({"num_players": 3, "canonical_order": False, "final_partial_round": False}, 30),
+    "4p": ({"num_players": 4, "zero_starts_tower": False, "rebuild_removed_tower": False}, 30),
+    "4p_free_order": ({"num_players": 4, "canonical_order": False, "auto_resolve_forced": True}, 25),
+    "5p": ({"num_players": 5, "auto_resolve_forced": True, "first_player": 4}, 25),
     "5p_free_order": ({"num_players": 5, "canonical_order": False, "rebuild_removed_tower": False,
-                       "final_partial_round": False, "reshuffle_includes_last_round": False}, 6),
+                       "final_partial_round": False, "reshuffle_includes_last_round": False}, 25),
 }
 
 

@@ -174,16 +174,16 @@ class LostCitiesChecker:
 
 
 # ===================================================================== random play
-OPTION_SETS = {  # option set → episodes (a 3-round match costs about three games)
-    "default": ({}, 30),
-    "six_colours": ({"n_colours": 6}, 12),
-    "three_rounds_leader": ({"rounds": 3, "next_round_starter": "cumulative_leader"}, 8),
-    "three_rounds_alternate": ({"rounds": 3, "next_round_starter": "alternate"}, 8),
-    "extra_rounds": ({"match_tie": "extra_rounds", "rounds": 2}, 8),
-    "cap_44": ({"max_turns_per_round": 44}, 40),
-    "no_cap": ({"max_turns_per_round": None}, 15),
-    "first_player_0": ({"first_player": 0}, 15),
-    "first_player_1": ({"first_player": 1, "n_colours": 6, "rounds": 2}, 6),
+OPTION_SETS = {  # option set → episodes: hundreds of rounds each (a 3-round match is three rounds)
+    "default": ({}, 200),
+    "six_colours": ({"n_colours": 6}, 100),
+    "three_rounds_leader": ({"rounds": 3, "next_round_starter": "cumulative_leader"}, 60),
+    "three_rounds_alternate": ({"rounds": 3, "next_round_starter": "alternate"}, 60),
+    "extra_rounds": ({"match_tie": "extra_rounds", "rounds": 2}, 80),
+    "cap_44": ({"max_turns_per_round": 44}, 200),
+    "no_cap": ({"max_turns_per_round": None}, 100),
+    "first_player_0": ({"first_player": 0}, 100),
+    "first_player_1": ({"first_player": 1, "n_colours": 6, "rounds": 2}, 40),
 }
 
 
