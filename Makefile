@@ -25,7 +25,7 @@ test: setup
 
 ## The main job: train the default Lost Cities agent for a few minutes on CPU, evaluate it, print the report.
 train: setup
-	$(PY) -m training.train --config configs/lost_cities.yaml
+	$(PY) -m training.train --config configs/lost_cities.yaml --overwrite
 
 ## Throughput of every game against PettingZoo's connect_four.
 bench: setup

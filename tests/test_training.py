@@ -1,0 +1,291 @@
+"""Training side: the single-seat env, the agent loader, the config, and train → checkpoint → resume → evaluate."""
+
+from __future__ import annotations
+
+import json
+import signal
+
+import numpy as np
+import pytest
+import torch
+import yaml
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+import envs
+from envs.core.agents import RandomAgent
+from envs.core.match import play_game
+from training import train
+from training.agents import PolicyAgent, checkpoint_meta, export_policy, limit_torch_threads, load_agent, load_policy
+from training.config import load_config
+from training.single_seat import SingleSeatEnv
+from training.warm_start import imitate, teacher_games
+
+limit_torch_threads()  # what training does too: batch-1 inference thrashes with several threads on a busy CPU
+
+GAMES = [("lost_cities", {}), ("five_towers", {"num_players": 3})]
+
+
+def random_episode(env: SingleSeatEnv, rng: np.random.Generator) -> tuple[list[float], float, dict]:
+    """Play the learner's seat at random; rewards of every step, the final return of its seat, last info."""
+    rewards, done = [], False
+    while not done:
+        action = rng.choice(np.flatnonzero(env.action_masks()))
+        _, reward, terminated, truncated, info = env.step(action)
+        rewards.append(reward)
+        done = terminated or truncated
+    return rewards, float(env.aec.game_state.returns()[env.seat]), info
+
+
+# ----------------------------------------------------------------------------- the single-seat env
+@pytest.mark.parametrize("game, options", GAMES)
+def test_terminal_reward_reaches_the_learner_in_every_seat_win_or_lose(game, options):
+    """The flaw of PettingZoo's SB3 tutorial: a losing final reward never reached the learner."""
+    rng = np.random.default_rng(0)
+    n = envs.make(game, wrapped=False, **options).game.num_players
+    for seat in range(n):
+        env = SingleSeatEnv(game, options, opponents={"random": 1}, seat=seat)
+        env.reset(seed=seat)
+        outcomes = set()
+        for _ in range(60):
+            rewards, expected, info = random_episode(env, rng)
+            assert env.seat == seat and info["seat"] == seat
+            assert rewards[:-1] == [0.0] * (len(rewards) - 1)
+            assert rewards[-1] == expected
+            outcomes.add(np.sign(expected))
+            if {-1.0, 1.0} <= outcomes:
+                break
+            env.reset()
+        assert {-1.0, 1.0} <= outcomes, f"seat {seat}: never saw both a win and a loss"
+
+
+def test_margin_reward_adds_the_score_margin_at_the_end():
+    env = SingleSeatEnv("lost_cities", opponents={"random": 1}, margin_reward=0.01)
+    env.reset(seed=3)
+    rewards, expected, info = random_episode(env, np.random.default_rng(3))
+    scores = env.aec.game_state.scores()
+    assert info["margin"] == scores[env.seat] - scores[1 - env.seat]
+    assert rewards[-1] == pytest.approx(expected + 0.01 * info["margin"])
+
+
+def test_opponents_see_only_their_own_observation():
+    """Opponents get env.observe(their seat) — never the learner's hand or the engine state."""
+    env = SingleSeatEnv("lost_cities", opponents={"random": 1}, seat=0)
+    seen = []
+
+    class Spy(RandomAgent):
+        def act(self, observation, action_mask):
+            seen.append((env.aec.agent_selection, observation.copy(), action_mask.copy(),
+                         env.aec.game_state.clone()))
+            return super().act(observation, action_mask)
+
+    env.reset(seed=0)  # a seeded reset rebuilds the opponents: plant the spy after it
+    env.opponents.fixed["random"] = Spy(seed=0)
+    env.reset()
+    random_episode(env, np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    learner_hand_varied = False
+    assert seen and all(agent == "player_1" for agent, *_ in seen)
+    for _, observation, mask, state in seen:
+        assert isinstance(observation, np.ndarray) and isinstance(mask, np.ndarray)
+        np.testing.assert_array_equal(observation, state.observation(1))
+        np.testing.assert_array_equal(mask, state.action_mask())
+        # Re-deal what player 1 cannot see (the learner's hand, the deck): its observation must not move.
+        other = state.sample_hidden(1, rng)
+        np.testing.assert_array_equal(other.observation(1), observation)
+        learner_hand_varied |= not np.array_equal(other.observation(0), state.observation(0))
+    assert learner_hand_varied, "the resampling never changed the learner's hidden cards"
+
+
+def test_action_masks_are_the_learners_and_illegal_actions_raise():
+    env = SingleSeatEnv("lost_cities", opponents={"random": 1})
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        state = env.aec.game_state
+        assert state.current_player == env.seat
+        mask = env.action_masks()
+        assert mask.dtype == bool
+        np.testing.assert_array_equal(mask, state.action_mask().astype(bool))
+        before = state.to_json()
+        with pytest.raises(ValueError, match="illegal"):
+            env.step(int(np.flatnonzero(~mask)[0]))
+        assert env.aec.game_state.to_json() == before
+        env.step(rng.choice(np.flatnonzero(mask)))
+
+
+def test_seat_is_random_or_fixed():
+    env = SingleSeatEnv("five_towers", {"num_players": 3}, opponents={"random": 1})
+    seats = set()
+    for seed in range(30):
+        env.reset(seed=seed)
+        seats.add(env.seat)
+        assert env.aec.agent_selection == f"player_{env.seat}"
+    assert seats == {0, 1, 2}
+    with pytest.raises(ValueError, match="seat"):
+        SingleSeatEnv("five_towers", {"num_players": 3}, seat=3)
+
+
+def test_self_play_opponents_come_from_the_pool():
+    env = SingleSeatEnv("lost_cities", opponents={"self": 1}, policy_kwargs={"net_arch": [8]})
+    with pytest.raises(RuntimeError, match="set_pool"):
+        env.reset(seed=0)
+    policy = MaskableActorCriticPolicy(env.observation_space, env.action_space, lambda _: 0.0, net_arch=[8])
+    env.set_pool([policy.state_dict(), policy.state_dict()])
+    env.reset(seed=0)
+    assert env.seated["player_" + str(1 - env.seat)][0] in ("self[0]", "self[1]")
+    random_episode(env, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="weights"):
+        SingleSeatEnv("lost_cities", opponents={"random": -1})
+
+
+def test_warm_start_imitates_the_teacher():
+    data = teacher_games("lost_cities", {}, "heuristic", games=10, seed=0, margin_reward=0.01)
+    assert len(data["actions"]) == len(data["obs"]) == len(data["rewards"]) > 10 * 80
+    assert data["masks"][np.arange(len(data["actions"])), data["actions"]].all()
+    assert set(np.abs(data["rewards"]).round(6)) != {1.0}  # the margin shaping is in the targets
+    env = SingleSeatEnv("lost_cities")
+    policy = MaskableActorCriticPolicy(env.observation_space, env.action_space, lambda _: 0.0, net_arch=[64])
+    before = imitate(policy, data, epochs=0, batch_size=128, learning_rate=3e-3, vf_coef=0.5, seed=0)
+    after = imitate(policy, data, epochs=10, batch_size=128, learning_rate=3e-3, vf_coef=0.5, seed=0)
+    assert after["agreement"] > max(0.5, before["agreement"] + 0.3)
+
+
+# ----------------------------------------------------------------------------- agent loader and config
+def test_load_agent_refuses_other_games_and_unknown_specs(tmp_path):
+    lost_cities = envs.make("lost_cities", wrapped=False).game
+    five_towers = envs.make("five_towers", wrapped=False).game
+    assert isinstance(load_agent("random", lost_cities, seed=0), RandomAgent)
+    assert load_agent("heuristic", five_towers, seed=0).act is not None
+    env = envs.make("lost_cities", wrapped=False)
+    policy = MaskableActorCriticPolicy(env.observation_space("player_0")["observation"],
+                                       env.action_space("player_0"), lambda _: 0.0, net_arch=[8])
+    export_policy(policy, {"net_arch": [8]}, checkpoint_meta(lost_cities), tmp_path / "policy.zip")
+    assert isinstance(load_agent(str(tmp_path / "policy.zip"), lost_cities), PolicyAgent)
+    with pytest.raises(ValueError, match="policy for lost_cities .* cannot play five_towers"):
+        load_agent(str(tmp_path / "policy.zip"), five_towers)
+    six = envs.make("lost_cities", wrapped=False, n_colours=6).game
+    with pytest.raises(ValueError, match="observation"):
+        load_agent(str(tmp_path / "policy.zip"), six)
+    with pytest.raises(ValueError, match="unknown agent"):
+        load_agent("no/such/file.zip", lost_cities)
+    (tmp_path / "junk.zip").write_text("not a zip")
+    with pytest.raises(ValueError, match="cannot read"):
+        load_agent(str(tmp_path / "junk.zip"), lost_cities)
+    assert isinstance(load_agent("pretrained", lost_cities), PolicyAgent)  # shipped in training/pretrained/
+    with pytest.raises(ValueError, match="no pretrained policy is shipped for five_towers"):
+        load_agent("pretrained", envs.make("five_towers", wrapped=False, num_players=5).game)
+
+
+def test_policy_agent_plays_legal_actions_only():
+    env = envs.make("lost_cities", wrapped=False)
+    policy = MaskableActorCriticPolicy(env.observation_space("player_0")["observation"],
+                                       env.action_space("player_0"), lambda _: 0.0, net_arch=[8])
+    for deterministic in (True, False):
+        agents = [PolicyAgent(policy, deterministic, seed=1), RandomAgent(seed=2)]
+        returns, _ = play_game(env, agents, seed=4)  # an illegal action would raise
+        assert returns.sum() == 0
+    a, b = (PolicyAgent(policy, False, seed=9) for _ in range(2))
+    env.reset(seed=4)
+    obs = env.observe(env.agent_selection)
+    sb3_choice, _ = policy.predict(obs["observation"], deterministic=True, action_masks=obs["action_mask"])
+    assert PolicyAgent(policy).act(obs["observation"], obs["action_mask"]) == sb3_choice
+    assert [a.act(obs["observation"], obs["action_mask"]) for _ in range(20)] == \
+           [b.act(obs["observation"], obs["action_mask"]) for _ in range(20)]
+
+
+def test_config_overrides_and_errors(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"game": "lost_cities", "ppo": {"learning_rate": 1e-3}}))
+    c = load_config(path, ["ppo.learning_rate=1e-4", "total_timesteps=2e5", "network.pi=[64, 64]",
+                           "opponents.mix={random: 1}", "seat=1", "max_minutes=null"])
+    assert (c.name, c.ppo.learning_rate, c.total_timesteps, c.network.pi) == ("c", 1e-4, 200_000, [64, 64])
+    assert (c.opponents.mix, c.seat, c.max_minutes) == ({"random": 1.0}, 1, None)
+    for bad, message in [("ppo.lerning_rate=1", "did you mean 'ppo.learning_rate'"),
+                         ("ppo.n_steps=1.5", "expected integer"), ("network.pi=3", "expected a list"),
+                         ("eval.games=0", "must be > 0"), ("vec_env=threads", "must be one of"),
+                         ("nonsense", "expected key=value")]:
+        with pytest.raises(ValueError, match=message):
+            load_config(path, [bad])
+
+
+# ----------------------------------------------------------------------------- end to end
+def tiny_config(tmp_path, game: str, **extra) -> list[str]:
+    """A run of two rollouts of 2 × 64 steps: seconds, but every feature is exercised."""
+    path = tmp_path / f"{game}.yaml"
+    path.write_text(yaml.safe_dump({
+        "game": game, "runs_dir": str(tmp_path / "runs"), "total_timesteps": 256, "n_envs": 2,
+        "progress_bar": False, "checkpoint_every": 128, "seed": 3,
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+        "network": {"pi": [16], "vf": [16]},
+        "opponents": {"mix": {"random": 1, "heuristic": 1, "self": 1}, "snapshot_every": 128, "pool_size": 2},
+        "eval": {"every": 128, "games": 6, "final_games": 6}, **extra}))
+    return ["--config", str(path)]
+
+
+@pytest.mark.parametrize("players, vec_env", [(2, "subproc"), (3, "dummy")])
+def test_train_checkpoint_resume_evaluate(tmp_path, players, vec_env):
+    args = tiny_config(tmp_path, "five_towers", game_options={"num_players": players}, vec_env=vec_env,
+                       warm_start={"teacher": "heuristic", "games": 2, "epochs": 1})
+    assert train.main(args) == 0
+    run = tmp_path / "runs" / "five_towers"
+    assert {p.name for p in (run / "checkpoints").iterdir()} == {
+        "step_000000000128.zip", "step_000000000128.pt", "step_000000000256.zip", "step_000000000256.pt"}
+    for name in ("report.md", "learning_curve.png", "policy.zip", "eval_history.json", "config.yaml"):
+        assert (run / name).is_file(), name
+    assert list((run / "tb").iterdir())
+    report = (run / "report.md").read_text()
+    assert "| heuristic | 6 |" in report and "Warm start: imitated `heuristic`" in report
+    assert train.main(args) == 2  # refuses to overwrite a run by accident
+
+    # Resumable keys may change: here the length, and in-process envs (a worker start costs seconds).
+    assert train.main(["--resume", str(run), "--set", "total_timesteps=384", "--set", "vec_env=dummy"]) == 0
+    state = torch.load(run / "checkpoints" / "step_000000000384.pt", weights_only=False)
+    assert len(state["pool"]) == 2 and state["last"]["snapshot"] == 256
+    steps = [r["step"] for r in json.loads((run / "eval_history.json").read_text()) if r["opponent"] == "random"]
+    assert steps == [0, 128, 256, 384]
+    with pytest.raises(ValueError, match="cannot change"):
+        train.resolve_config(train.parse_args(["--resume", str(run), "--set", "ppo.n_steps=8"]))
+
+    _, meta = load_policy(run / "policy.zip")
+    assert (meta["game"], meta["options"]["num_players"], meta["num_timesteps"]) == ("five_towers", players, 384)
+    game = envs.make("five_towers", wrapped=False, num_players=players).game
+    agent = load_agent(str(run), game, seed=0)
+    env = envs.make("five_towers", wrapped=False, num_players=players)
+    for seed in range(2):
+        play_game(env, [agent] + [RandomAgent(seed=s) for s in range(players - 1)], seed=seed)
+
+
+def test_an_interrupted_run_checkpoints_its_last_boundary_and_resumes(tmp_path, monkeypatch):
+    """Ctrl-C mid-rollout: the unfinished rollout is dropped, the step count stays exact, --resume finishes."""
+    original = train.Trainer.at_boundary
+
+    def interrupt_at_128(self, model, step, loop):
+        original(self, model, step, loop)
+        if step == 128:
+            signal.raise_signal(signal.SIGINT)  # caught by the trainer: stop after the next step
+
+    monkeypatch.setattr(train.Trainer, "at_boundary", interrupt_at_128)
+    args = tiny_config(tmp_path, "lost_cities", vec_env="dummy")
+    assert train.main([*args, "--set", "opponents.mix={heuristc: 1}"]) == 2  # a typo fails before any work
+    assert train.main(args) == 130
+    run = tmp_path / "runs" / "lost_cities"
+    assert train.latest_checkpoint(run)[0].name == "step_000000000128.zip"
+    assert not (run / "policy.zip").exists()
+    assert "Interrupted (SIGINT)" in (run / "report.md").read_text()
+    _, meta = load_policy(run / "checkpoints" / "step_000000000128.zip")
+    assert meta["num_timesteps"] == 128
+
+    monkeypatch.setattr(train.Trainer, "at_boundary", original)
+    assert train.main(["--resume", str(run)]) == 0
+    assert train.latest_checkpoint(run)[0].name == "step_000000000256.zip"
+    assert "Training completed" in (run / "report.md").read_text()
+
+
+def test_max_minutes_stops_at_a_boundary_and_still_reports(tmp_path):
+    args = tiny_config(tmp_path, "five_towers", vec_env="dummy", max_minutes=1e-6)
+    assert train.main(args) == 0
+    run = tmp_path / "runs" / "five_towers"
+    assert train.latest_checkpoint(run)[0].name == "step_000000000000.zip"
+    assert (run / "policy.zip").is_file()
+    report = (run / "report.md").read_text()
+    assert "Stopped by max_minutes" in report and "| random | 6 |" in report

@@ -1,0 +1,269 @@
+"""Training configuration: YAML file + ``--set key=value`` overrides, checked against typed defaults.
+
+Every key, its type and its default is declared once, in the dataclasses below. Unknown keys, and
+values of the wrong type, fail with a message naming the key (and a close match when there is one).
+``game_options`` and ``opponents.mix`` are free-form mappings (checked by the game / the opponent mix).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import types
+import typing
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+@dataclass
+class PPO:
+    """MaskablePPO hyperparameters (stable-baselines3 names)."""
+
+    learning_rate: float = 3e-4
+    anneal_lr: bool = False  # linear decay to 0 over total_timesteps
+    n_steps: int = 1024  # steps per env per rollout
+    batch_size: int = 256
+    n_epochs: int = 4
+    gamma: float = 1.0  # rewards are terminal only: no reason to discount
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+
+
+@dataclass
+class Network:
+    pi: list[int] = field(default_factory=lambda: [256, 256])  # policy MLP hidden sizes
+    vf: list[int] = field(default_factory=lambda: [256, 256])  # value MLP hidden sizes
+    activation: str = "relu"  # relu or tanh
+
+
+@dataclass
+class Opponents:
+    # agent spec -> weight; "self" = snapshots of the learner; also random, heuristic, pretrained, a path
+    mix: dict[str, float] = field(default_factory=lambda: {"random": 0.3, "heuristic": 0.3, "self": 0.4})
+    snapshot_every: int = 50_000  # steps between copies of the learner into the pool
+    pool_size: int = 8
+    snapshot_deterministic: bool = False  # snapshots sample from their policy (more varied opponents)
+
+
+@dataclass
+class Eval:
+    every: int = 50_000  # steps between evaluations (0: only at the end)
+    games: int = 100  # per opponent, seat-balanced
+    final_games: int = 1000  # per opponent, at the end, for the report
+    opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    deterministic: bool = True  # the learner plays its arg-max action
+
+
+@dataclass
+class WarmStart:
+    """Imitate a teacher before PPO (see training/warm_start.py); fresh runs only."""
+
+    teacher: str | None = None  # an agent spec such as heuristic; null: start from scratch
+    games: int = 2000  # teacher-vs-teacher games to imitate
+    epochs: int = 5
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+
+
+@dataclass
+class Config:
+    game: str = ""
+    name: str = ""  # run directory runs/<name>; defaults to the config file's stem
+    game_options: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    total_timesteps: int = 200_000
+    max_minutes: float | None = None  # wall-clock cap of one invocation; stops cleanly with a checkpoint
+    n_envs: int | None = None  # None: one per CPU core
+    vec_env: str = "auto"  # auto (subproc if n_envs > 1), subproc or dummy
+    seat: int | str = "random"  # the learner's seat: random each episode, or a fixed seat
+    margin_reward: float = 0.0  # adds this × (own score − mean of the others') to the terminal reward
+    device: str = "cpu"
+    torch_threads: int = 1  # of the training process; more threads thrash on a shared, busy CPU
+    checkpoint_every: int = 50_000
+    keep_checkpoints: int = 2
+    progress_bar: bool = True
+    runs_dir: str = "runs"
+    ppo: PPO = field(default_factory=PPO)
+    network: Network = field(default_factory=Network)
+    opponents: Opponents = field(default_factory=Opponents)
+    eval: Eval = field(default_factory=Eval)
+    warm_start: WarmStart = field(default_factory=WarmStart)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.runs_dir) / self.name
+
+    @property
+    def num_envs(self) -> int:
+        return self.n_envs or os.cpu_count() or 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+# keys that may differ when a run is resumed: they steer the run, not what is being learned
+RESUMABLE_KEYS = {"total_timesteps", "max_minutes", "n_envs", "vec_env", "torch_threads", "checkpoint_every",
+                  "keep_checkpoints", "progress_bar", "runs_dir", "eval"}
+
+
+def load_config(path: str | Path | None, overrides: Sequence[str] = (), base: dict | None = None) -> Config:
+    """Read ``path`` (or start from ``base``), apply ``key=value`` overrides, validate everything."""
+    raw: dict[str, Any] = dict(base or {})
+    if path is not None:
+        with open(path) as f:
+            loaded = yaml.safe_load(f) or {}
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{path}: a config must be a YAML mapping of keys to values")
+        raw = loaded
+        raw.setdefault("name", Path(path).stem)
+    for item in overrides:
+        apply_override(raw, item)
+    config = _build(Config, raw, "")
+    if not config.game:
+        raise ValueError("the config names no game: set `game: <name>` (see envs.list_games())")
+    if not config.name:
+        config.name = config.game
+    _check_values(config)
+    return config
+
+
+def apply_override(raw: dict[str, Any], item: str) -> None:
+    """``a.b=value``: the value is parsed as YAML (``1e-4``, ``[64, 64]``, ``{random: 1}``, ``null``)."""
+    key, sep, text = item.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"--set {item!r}: expected key=value, e.g. --set ppo.learning_rate=1e-4")
+    *parents, leaf = key.strip().split(".")
+    node = raw
+    for part in parents:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ValueError(f"--set {item!r}: {part!r} is not a section")
+        node = child
+    node[leaf] = yaml.safe_load(text) if text.strip() else ""
+
+
+def _build(cls: type, raw: Any, prefix: str) -> Any:
+    if not isinstance(raw, dict):
+        raise ValueError(f"config section {prefix.rstrip('.') or '<top>'!r} must be a mapping, got {raw!r}")
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    values = {}
+    for key, value in raw.items():
+        if key not in names:
+            close = difflib.get_close_matches(str(key), names, n=1)
+            hint = f"; did you mean '{prefix}{close[0]}'?" if close else ""
+            raise ValueError(f"unknown config key '{prefix}{key}'{hint} (known here: {', '.join(names)})")
+        hint_type = hints[key]
+        if dataclasses.is_dataclass(hint_type):
+            values[key] = _build(hint_type, value, f"{prefix}{key}.")
+        else:
+            values[key] = _coerce(value, hint_type, f"{prefix}{key}")
+    return cls(**values)
+
+
+def _coerce(value: Any, hint: Any, key: str) -> Any:
+    """``value`` as type ``hint``, or ``ValueError`` naming the key and the expected type."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):
+        for arm in args:
+            try:
+                return _coerce(value, arm, key)
+            except ValueError:
+                pass
+    elif hint is type(None):
+        if value is None:
+            return None
+    elif hint is bool:
+        if isinstance(value, bool):
+            return value
+    elif hint is int:
+        number = _number(value)
+        if number is not None and float(number).is_integer():
+            return int(number)
+    elif hint is float:
+        number = _number(value)
+        if number is not None:
+            return float(number)
+    elif hint is str:
+        if isinstance(value, str):
+            return value
+    elif origin is list:
+        if isinstance(value, list):
+            return [_coerce(v, args[0], f"{key}[{i}]") for i, v in enumerate(value)]
+    elif origin is dict:
+        if isinstance(value, dict):
+            return {str(k): _coerce(v, args[1], f"{key}.{k}") for k, v in value.items()}
+    raise ValueError(f"config key {key!r}: expected {_describe(hint)}, got {value!r}")
+
+
+def _number(value: Any) -> float | int | None:
+    """Ints, floats and numeric strings (PyYAML reads ``1e-4`` as a string)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, str):
+        try:
+            return float(value.replace("_", ""))
+        except ValueError:
+            return None
+    return None
+
+
+def _describe(hint: Any) -> str:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_describe(a) for a in args)
+    if hint is type(None):
+        return "null"
+    if origin is list:
+        return f"a list of {_describe(args[0])}"
+    if origin is dict:
+        return f"a mapping of names to {_describe(args[1])}"
+    return {bool: "true/false", int: "integer", float: "number", str: "string"}.get(hint, str(hint))
+
+
+def _check_values(c: Config) -> None:
+    """Ranges and choices the types alone cannot express."""
+    problems = []
+    positive = {"total_timesteps": c.total_timesteps, "ppo.n_steps": c.ppo.n_steps,
+                "ppo.batch_size": c.ppo.batch_size, "ppo.n_epochs": c.ppo.n_epochs,
+                "opponents.snapshot_every": c.opponents.snapshot_every,
+                "opponents.pool_size": c.opponents.pool_size,
+                "checkpoint_every": c.checkpoint_every, "keep_checkpoints": c.keep_checkpoints,
+                "torch_threads": c.torch_threads,
+                "eval.games": c.eval.games, "eval.final_games": c.eval.final_games,
+                "warm_start.games": c.warm_start.games, "warm_start.epochs": c.warm_start.epochs,
+                "warm_start.batch_size": c.warm_start.batch_size}
+    problems += [f"{k} must be > 0 (got {v})" for k, v in positive.items() if v <= 0]
+    if c.eval.every < 0:
+        problems.append(f"eval.every must be >= 0 (got {c.eval.every})")
+    if c.n_envs is not None and c.n_envs < 1:
+        problems.append(f"n_envs must be >= 1 or null (got {c.n_envs})")
+    if c.max_minutes is not None and c.max_minutes <= 0:
+        problems.append(f"max_minutes must be > 0 or null (got {c.max_minutes})")
+    choices = {"vec_env": (c.vec_env, ("auto", "subproc", "dummy")),
+               "network.activation": (c.network.activation, ("relu", "tanh"))}
+    problems += [f"{k} must be one of {allowed} (got {v!r})" for k, (v, allowed) in choices.items()
+                 if v not in allowed]
+    if isinstance(c.seat, str) and c.seat != "random":
+        problems.append(f"seat must be 'random' or a seat number (got {c.seat!r})")
+    if not 0 < c.ppo.gamma <= 1 or not 0 <= c.ppo.gae_lambda <= 1:
+        problems.append("ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1]")
+    if problems:
+        raise ValueError("bad config: " + "; ".join(problems))
+
+
+def dump(config: Config, path: str | Path) -> None:
+    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
