@@ -51,3 +51,10 @@ def test_readme_lists_every_registered_game():
     readme = (ROOT / "README.md").read_text()
     for name in envs.list_games():
         assert f"(`{name}`)" in readme
+
+
+@pytest.mark.parametrize("name", envs.list_games())
+def test_env_docstrings_carry_the_observation_table(name):
+    module = envs.game_module(name)
+    table = module.Game().layout.to_markdown()
+    assert table in module.env.__doc__ and table in module.raw_env.__doc__
