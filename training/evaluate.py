@@ -46,7 +46,7 @@ import numpy as np
 
 import envs
 from envs.core.agents import Agent
-from envs.core.match import play_game
+from envs.core.match import first_place_shares, play_game, score_margins
 from training.agents import load_agent
 from training.config import apply_override
 
@@ -245,13 +245,14 @@ class Results:
         seat_counts = np.zeros((m, n), dtype=int)
         for rec in self.records:
             r, sc = rec.returns, rec.scores
-            first = [(x == max(r)) / r.count(max(r)) for x in r]
+            first = first_place_shares(r)
+            margin = score_margins(sc, per_round) if sc is not None else None
             seats = {a: [s for s, b in enumerate(rec.seating) if b == a] for a in sorted(set(rec.seating))}
             for a, mine in seats.items():
                 seat_counts[a, mine] += 1
                 firsts[a].append(fmean(first[s] for s in mine))
                 if sc is not None:
-                    margins[a].append(fmean((sc[s] - (sum(sc) - sc[s]) / (n - 1)) / per_round for s in mine))
+                    margins[a].append(fmean(margin[s] for s in mine))
                 for b, theirs in seats.items():
                     if b == a:
                         continue

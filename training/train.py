@@ -49,7 +49,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from tqdm import tqdm
 
 import envs
-from envs.core.match import play_game
+from envs.core.match import first_place_shares, play_game, score_margins
 
 from .agents import PolicyAgent, atomic_write, checkpoint_meta, export_policy, limit_torch_threads, load_agent
 from .config import RESUMABLE_KEYS, Config, dump, load_config
@@ -81,11 +81,10 @@ def evaluate(learner: Any, game: str, game_options: dict, opponent: str, games: 
         seat = g % n
         agents = [*others[:seat], learner, *others[seat:]]
         returns, scores = play_game(env, agents, seed=int(deals[g // n]))
-        best = returns.max()
         seats.append(seat)
-        wins.append(1.0 / np.sum(returns == best) if returns[seat] == best else 0.0)  # a tie for first: 1/k
+        wins.append(float(first_place_shares(returns)[seat]))
         if scores is not None:
-            margins.append((scores[seat] - np.mean(np.delete(scores, seat))) / rounds)
+            margins.append(float(score_margins(scores, rounds)[seat]))
     return summarise(step, opponent, seats, wins, margins if len(margins) == games else None, n)
 
 

@@ -1,8 +1,8 @@
-"""Play one game between agents through a PettingZoo AEC env.
+"""Play one game between agents through a PettingZoo AEC env, and score its outcome per seat.
 
 Game-agnostic (any number of seats): evaluation, training and tests share this one loop, so every
 agent is driven exactly the way a PettingZoo user would drive it — by ``observation`` and
-``action_mask`` only.
+``action_mask`` only — and every report counts wins and margins the same way.
 """
 
 from __future__ import annotations
@@ -37,3 +37,17 @@ def play_game(env: AECEnv, agents: Sequence[Agent], seed: int | None = None) -> 
             continue
         env.step(agents[seats[name]].act(observation["observation"], observation["action_mask"]))
     return returns, scores
+
+
+def first_place_shares(returns: Sequence[float]) -> np.ndarray:
+    """Per seat: 1 for the sole winner, 1/k for each of k seats tied for first, 0 otherwise."""
+    returns = np.asarray(returns, dtype=float)
+    best = returns == returns.max()
+    return best / best.sum()
+
+
+def score_margins(scores: Sequence[float], rounds: int = 1) -> np.ndarray:
+    """Per seat: own score minus the mean of the other seats' scores, per round of the match."""
+    scores = np.asarray(scores, dtype=float)
+    others = (scores.sum() - scores) / (len(scores) - 1)
+    return (scores - others) / rounds
