@@ -136,6 +136,34 @@ class TabletopEnv(AECEnv):
         pass
 
 
+class _DirectBookkeeping:
+    """Mixin for PettingZoo's wrappers: read the AEC bookkeeping straight from the bare env.
+
+    ``BaseWrapper`` forwards every attribute it lacks through one ``__getattr__`` call per layer, and the
+    standard wrappers read ``agent_selection``, ``terminations``, … many times per step: with three layers
+    that costs more than a whole game step. These read-only properties skip the chain; the wrappers'
+    behaviour is unchanged (they write through ``env.unwrapped`` anyway). ``OrderEnforcingWrapper``, the
+    outermost, keeps its own ``__getattr__`` so its "reset first" errors still fire.
+    """
+
+    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any):
+        super().__init__(env, *args, **kwargs)
+        self._bare = env.unwrapped
+
+
+for _name in ("agent_selection", "agents", "terminations", "truncations", "rewards", "infos",
+              "_cumulative_rewards"):
+    setattr(_DirectBookkeeping, _name, property(lambda self, name=_name: getattr(self._bare, name)))
+
+
+class TerminateIllegalWrapper(_DirectBookkeeping, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` with direct bookkeeping reads."""
+
+
+class AssertOutOfBoundsWrapper(_DirectBookkeeping, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` with direct bookkeeping reads."""
+
+
 def make_env_functions(game_class: type[Game], doc: str, module: str) -> tuple[type[TabletopEnv], Any]:
     """``raw_env`` (the bare AEC class) and ``env`` (with PettingZoo's standard wrappers) for a game.
 
@@ -146,8 +174,8 @@ def make_env_functions(game_class: type[Game], doc: str, module: str) -> tuple[t
     def env(render_mode: str | None = None, **options: Any) -> AECEnv:
         """The wrapped env: an illegal move ends the episode with reward -1 for its author."""
         wrapped = raw_env(render_mode=render_mode, **options)
-        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+        wrapped = TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+        wrapped = AssertOutOfBoundsWrapper(wrapped)
         return wrappers.OrderEnforcingWrapper(wrapped)
 
     env.__doc__ = doc
