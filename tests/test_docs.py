@@ -58,3 +58,10 @@ def test_env_docstrings_carry_the_observation_table(name):
     module = envs.game_module(name)
     table = module.Game().layout.to_markdown()
     assert table in module.env.__doc__ and table in module.raw_env.__doc__
+
+
+@pytest.mark.parametrize("name", envs.list_games())
+def test_readme_game_table_gives_the_real_sizes(name):
+    row = next(line for line in (ROOT / "README.md").read_text().splitlines() if f"(`{name}`)" in line)
+    game_class = envs.game_class(name)
+    assert str(game_class().num_actions) in row and str(game_class().observation_size) in row
