@@ -12,6 +12,7 @@ import yaml
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import envs
+import training.agents
 from envs.core.agents import RandomAgent
 from envs.core.match import play_game
 from training import train
@@ -172,8 +173,16 @@ def test_load_agent_refuses_other_games_and_unknown_specs(tmp_path):
     with pytest.raises(ValueError, match="cannot read"):
         load_agent(str(tmp_path / "junk.zip"), lost_cities)
     assert isinstance(load_agent("pretrained", lost_cities), PolicyAgent)  # shipped in training/pretrained/
-    with pytest.raises(ValueError, match="no pretrained policy is shipped for five_towers"):
+    assert isinstance(load_agent("pretrained", five_towers), PolicyAgent)  # the 2-player policy
+    with pytest.raises(ValueError, match="observation"):
         load_agent("pretrained", envs.make("five_towers", wrapped=False, num_players=5).game)
+
+
+def test_pretrained_names_what_is_shipped_when_a_game_has_none(tmp_path, monkeypatch):
+    monkeypatch.setattr(training.agents, "PRETRAINED_DIR", tmp_path)
+    (tmp_path / "lost_cities.zip").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"no pretrained policy is shipped for five_towers.*lost_cities"):
+        load_agent("pretrained", envs.make("five_towers", wrapped=False).game)
 
 
 def test_policy_agent_plays_legal_actions_only():
