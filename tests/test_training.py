@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -217,6 +218,12 @@ def test_config_overrides_and_errors(tmp_path):
             load_config(path, [bad])
 
 
+@pytest.mark.parametrize("path", sorted((Path(__file__).parent.parent / "configs").glob("*.yaml")), ids=str)
+def test_every_shipped_config_is_valid(path):
+    """Keys, values, the game's options, every agent it names and its init_from policy all check out."""
+    train.Trainer(load_config(path))
+
+
 # ----------------------------------------------------------------------------- end to end
 def tiny_config(tmp_path, game: str, **extra) -> list[str]:
     """A run of two rollouts of 2 × 64 steps: seconds, but every feature is exercised."""
@@ -298,3 +305,22 @@ def test_max_minutes_stops_at_a_boundary_and_still_reports(tmp_path):
     assert (run / "policy.zip").is_file()
     report = (run / "report.md").read_text()
     assert "Stopped by max_minutes" in report and "| random | 6 |" in report
+
+
+def test_init_from_fine_tunes_a_policy_and_refuses_another_network(tmp_path, capsys):
+    source_args = tiny_config(tmp_path, "lost_cities", vec_env="dummy", max_minutes=1e-6)
+    assert train.main(source_args) == 0
+    source, _ = load_policy(tmp_path / "runs" / "lost_cities" / "policy.zip")
+
+    args = tiny_config(tmp_path, "lost_cities", name="tuned", vec_env="dummy", max_minutes=1e-6,
+                       init_from=str(tmp_path / "runs" / "lost_cities"))
+    assert train.main(args) == 0
+    tuned, _ = load_policy(tmp_path / "runs" / "tuned" / "policy.zip")  # stopped at step 0: the same weights
+    assert all(torch.equal(a, b) for a, b in zip(source.state_dict().values(), tuned.state_dict().values(),
+                                                  strict=True))
+    assert "Initialised from" in (tmp_path / "runs" / "tuned" / "report.md").read_text()
+
+    assert train.main([*args, "--overwrite", "--set", "network.pi=[32]"]) == 2
+    assert "set `network` to the sizes" in capsys.readouterr().err
+    assert train.main([*args, "--overwrite", "--set", "warm_start.teacher=heuristic"]) == 2
+    assert "choose one" in capsys.readouterr().err

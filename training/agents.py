@@ -141,10 +141,8 @@ def resolve_checkpoint(spec: str | Path) -> Path:
     return path
 
 
-def load_agent(spec: str, game: Game, seed: int | None = None, deterministic: bool = True) -> Agent:
-    """``"random"``, ``"heuristic"``, ``"pretrained"`` or a checkpoint path → an agent for ``game``."""
-    if spec in ("random", "heuristic"):
-        return builtin_agent(spec, game, seed)
+def policy_path(spec: str | Path, game: Game) -> Path:
+    """The policy file behind ``"pretrained"`` or a checkpoint / run-directory path."""
     if spec == "pretrained":
         path = PRETRAINED_DIR / f"{game.name}.zip"
         if not path.is_file():
@@ -152,11 +150,19 @@ def load_agent(spec: str, game: Game, seed: int | None = None, deterministic: bo
             raise ValueError(f"no pretrained policy is shipped for {game.name} "
                              f"(shipped: {shipped or 'none'}); "
                              f"train one with: python -m training.train --config configs/{game.name}.yaml")
-    else:
-        path = resolve_checkpoint(spec)
-        if not path.is_file():
-            raise ValueError(f"unknown agent {spec!r}: expected 'random', 'heuristic', 'pretrained' "
-                             "or the path of a checkpoint / run directory")
+        return path
+    path = resolve_checkpoint(spec)
+    if not path.is_file():
+        raise ValueError(f"unknown agent {spec!r}: expected 'random', 'heuristic', 'pretrained' "
+                         "or the path of a checkpoint / run directory")
+    return path
+
+
+def load_agent(spec: str, game: Game, seed: int | None = None, deterministic: bool = True) -> Agent:
+    """``"random"``, ``"heuristic"``, ``"pretrained"`` or a checkpoint path → an agent for ``game``."""
+    if spec in ("random", "heuristic"):
+        return builtin_agent(spec, game, seed)
+    path = policy_path(spec, game)
     limit_torch_threads()
     policy, _ = load_policy(path, game)
     return PolicyAgent(policy, deterministic=deterministic, seed=seed)

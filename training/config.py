@@ -86,6 +86,9 @@ class Config:
     vec_env: str = "auto"  # auto (subproc if n_envs > 1), subproc or dummy
     seat: int | str = "random"  # the learner's seat: random each episode, or a fixed seat
     margin_reward: float = 0.0  # adds this × (own score − mean of the others') to the terminal reward
+    # Fine-tune: a fresh run starts from this policy's weights ("pretrained" or a checkpoint / run dir);
+    # its network must have the sizes of `network`.
+    init_from: str | None = None
     device: str = "cpu"
     torch_threads: int = 1  # of the training process; more threads thrash on a shared, busy CPU
     checkpoint_every: int = 50_000
@@ -259,6 +262,8 @@ def _check_values(c: Config) -> None:
                  if v not in allowed]
     if isinstance(c.seat, str) and c.seat != "random":
         problems.append(f"seat must be 'random' or a seat number (got {c.seat!r})")
+    if c.init_from and c.warm_start.teacher:
+        problems.append("init_from and warm_start.teacher both set the initial policy: choose one")
     if not 0 < c.ppo.gamma <= 1 or not 0 <= c.ppo.gae_lambda <= 1:
         problems.append("ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1]")
     if problems:

@@ -51,7 +51,16 @@ from tqdm import tqdm
 import envs
 from envs.core.match import first_place_shares, play_game, score_margins
 
-from .agents import PolicyAgent, atomic_write, checkpoint_meta, export_policy, limit_torch_threads, load_agent
+from .agents import (
+    PolicyAgent,
+    atomic_write,
+    checkpoint_meta,
+    export_policy,
+    limit_torch_threads,
+    load_agent,
+    load_policy,
+    policy_path,
+)
 from .config import RESUMABLE_KEYS, Config, dump, load_config
 from .opponents import SELF, SnapshotPool
 from .report import describe, summarise, write_report
@@ -122,6 +131,13 @@ class Trainer:
         net = config.network
         self.policy_kwargs = {"net_arch": {"pi": list(net.pi), "vf": list(net.vf)},
                               "activation_fn": ACTIVATIONS[net.activation]}
+        if config.init_from:
+            self.init_policy, meta = load_policy(policy_path(config.init_from, self.game), self.game)
+            self.init_policy_steps = meta["num_timesteps"]
+            theirs = {"net_arch": self.init_policy.net_arch, "activation_fn": self.init_policy.activation_fn}
+            if theirs != self.policy_kwargs:
+                raise ValueError(f"init_from={config.init_from!r} has the network {theirs}, the config asks for "
+                                 f"{self.policy_kwargs}: set `network` to the sizes of the policy to fine-tune")
         self.pool = SnapshotPool(config.opponents.pool_size)
         self.history: list[dict[str, Any]] = []
         self.last = {"snapshot": None, "eval": None, "checkpoint": 0}  # step of the last time each was done
@@ -167,6 +183,13 @@ class Trainer:
         fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed)
         self.warm_start_facts = (f"Warm start: imitated `{w.teacher}` on {fit['decisions']:,} decisions "
                                  f"({w.games} games, {w.epochs} epochs); agreement {100 * fit['agreement']:.1f}%.")
+        say(self.warm_start_facts, None)
+
+    def init_weights(self, model: MaskablePPO) -> None:
+        """Fine-tuning: start from the weights of ``init_from`` (checked in ``__init__``)."""
+        model.policy.load_state_dict(self.init_policy.state_dict())
+        self.warm_start_facts = (f"Initialised from `{self.config.init_from}` "
+                                 f"({self.init_policy_steps:,} steps of training).")
         say(self.warm_start_facts, None)
 
     # ------------------------------------------------------------------ at every rollout boundary
@@ -237,6 +260,8 @@ class Trainer:
             model = self.resume_model(venv, *checkpoint) if checkpoint else self.new_model(venv)
             if checkpoint is None and c.warm_start.teacher:
                 self.warm_start(model)
+            if checkpoint is None and c.init_from:
+                self.init_weights(model)
             start = model.num_timesteps
             if not self.pool.snapshots:  # the envs are reset (opponents drawn) before the first rollout
                 self.pool.add(model.policy)
