@@ -52,6 +52,8 @@ class Layout:
             self.fields[name] = field
             start = field.stop
         self.size = start
+        # unpack() runs on every decision of a bot: build the slices once, not per call
+        self._views = [(f.name, f.slice, f.shape) for f in self.fields.values()]
 
     def __getitem__(self, name: str) -> Field:
         return self.fields[name]
@@ -71,7 +73,7 @@ class Layout:
         """Views of ``vector`` per field, reshaped to the field's shape."""
         if vector.shape != (self.size,):
             raise ValueError(f"expected an observation of shape ({self.size},), got {vector.shape}")
-        return {f.name: vector[f.slice].reshape(f.shape) for f in self}
+        return {name: vector[where].reshape(shape) for name, where, shape in self._views}
 
     def to_markdown(self) -> str:
         rows = ["| Slice | Field | Shape | Range | Meaning |", "|---|---|---|---|---|"]
