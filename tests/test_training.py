@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 from pathlib import Path
 
@@ -324,3 +325,5 @@ def test_init_from_fine_tunes_a_policy_and_refuses_another_network(tmp_path, cap
     assert "set `network` to the sizes" in capsys.readouterr().err
     assert train.main([*args, "--overwrite", "--set", "warm_start.teacher=heuristic"]) == 2
     assert "choose one" in capsys.readouterr().err
+    shutil.rmtree(tmp_path / "runs" / "lost_cities")  # a resumed run holds its weights: init_from is not read
+    assert train.main(["--resume", str(tmp_path / "runs" / "tuned"), "--set", "max_minutes=null"]) == 0

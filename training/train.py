@@ -43,6 +43,7 @@ import numpy as np
 import torch
 import yaml
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
@@ -120,7 +121,8 @@ def latest_checkpoint(run_dir: Path) -> tuple[Path, Path] | None:
 class Trainer:
     """One run directory: builds envs and model (fresh or resumed), trains, evaluates, reports."""
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, fresh: bool = True):
+        """``fresh``: a new run (not ``--resume``), whose ``init_from`` policy is loaded and checked now."""
         self.config = config
         self.run_dir = config.run_dir
         limit_torch_threads(config.torch_threads)
@@ -131,18 +133,13 @@ class Trainer:
         net = config.network
         self.policy_kwargs = {"net_arch": {"pi": list(net.pi), "vf": list(net.vf)},
                               "activation_fn": ACTIVATIONS[net.activation]}
-        if config.init_from:
-            self.init_policy, meta = load_policy(policy_path(config.init_from, self.game), self.game)
-            self.init_policy_steps = meta["num_timesteps"]
-            theirs = {"net_arch": self.init_policy.net_arch, "activation_fn": self.init_policy.activation_fn}
-            if theirs != self.policy_kwargs:
-                raise ValueError(f"init_from={config.init_from!r} has the network {theirs}, the config asks for "
-                                 f"{self.policy_kwargs}: set `network` to the sizes of the policy to fine-tune")
         self.pool = SnapshotPool(config.opponents.pool_size)
         self.history: list[dict[str, Any]] = []
         self.last = {"snapshot": None, "eval": None, "checkpoint": 0}  # step of the last time each was done
         self.minutes_before = 0.0  # wall-clock of earlier invocations of this run
-        self.warm_start_facts = ""
+        self.warm_start_facts = ""  # how the initial policy was made, for the report
+        # A resumed run already holds its weights: it neither needs nor checks the init_from policy.
+        self.init_policy = self.load_init_policy() if fresh and config.init_from else None
         self.started = time.monotonic()
 
     # ------------------------------------------------------------------ setup
@@ -185,12 +182,16 @@ class Trainer:
                                  f"({w.games} games, {w.epochs} epochs); agreement {100 * fit['agreement']:.1f}%.")
         say(self.warm_start_facts, None)
 
-    def init_weights(self, model: MaskablePPO) -> None:
-        """Fine-tuning: start from the weights of ``init_from`` (checked in ``__init__``)."""
-        model.policy.load_state_dict(self.init_policy.state_dict())
-        self.warm_start_facts = (f"Initialised from `{self.config.init_from}` "
-                                 f"({self.init_policy_steps:,} steps of training).")
-        say(self.warm_start_facts, None)
+    def load_init_policy(self) -> MaskableActorCriticPolicy:
+        """The ``init_from`` policy of a fresh run, refused unless its network is the configured one."""
+        c = self.config
+        policy, meta = load_policy(policy_path(c.init_from, self.game), self.game)
+        theirs = {"net_arch": policy.net_arch, "activation_fn": policy.activation_fn}
+        if theirs != self.policy_kwargs:
+            raise ValueError(f"init_from={c.init_from!r} has the network {theirs}, the config asks for "
+                             f"{self.policy_kwargs}: set `network` to the sizes of the policy to fine-tune")
+        self.warm_start_facts = f"Initialised from `{c.init_from}` ({meta['num_timesteps']:,} steps of training)."
+        return policy
 
     # ------------------------------------------------------------------ at every rollout boundary
     def at_boundary(self, model: MaskablePPO, step: int, loop: TrainingLoop) -> None:
@@ -260,8 +261,9 @@ class Trainer:
             model = self.resume_model(venv, *checkpoint) if checkpoint else self.new_model(venv)
             if checkpoint is None and c.warm_start.teacher:
                 self.warm_start(model)
-            if checkpoint is None and c.init_from:
-                self.init_weights(model)
+            if checkpoint is None and self.init_policy is not None:
+                model.policy.load_state_dict(self.init_policy.state_dict())
+                say(self.warm_start_facts, None)
             start = model.num_timesteps
             if not self.pool.snapshots:  # the envs are reset (opponents drawn) before the first rollout
                 self.pool.add(model.policy)
@@ -404,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         config = resolve_config(args)
-        trainer = Trainer(config)
+        trainer = Trainer(config, fresh=not args.resume)
     except (ValueError, OSError, yaml.YAMLError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
