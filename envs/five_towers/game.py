@@ -9,18 +9,7 @@ a multiset of one type's values fit on a top, in the best order. Types are indep
 option is a sum over types (F24). After the tear-down the N-slot subsets of the display that fit are
 listed once, as unions of each type's fitting parts, and every take mask reads that list (F25c).
 
-Actions (F33), a flat ``Discrete(22)``:
-
-=========  ===========================================  =========
-index      action                                       phase
-=========  ===========================================  =========
-0          PASS                                         BID
-1–5        BID b = index                                BID
-6          TEAR DOWN none                               TEARDOWN
-7–11       TEAR DOWN the top of tower type ``index−7``  TEARDOWN
-12–16      TAKE display slot ``index−12``               TAKE
-17–21      PLACE the taken card of slot ``index−17``    PLACE
-=========  ===========================================  =========
+Actions (F33), a flat ``Discrete(22)``, are tabled in the package docstring (``envs/five_towers/__init__.py``).
 """
 
 from __future__ import annotations

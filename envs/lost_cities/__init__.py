@@ -10,14 +10,14 @@ for both when the turn cap truncates the episode (L29). Options: ``n_colours`` (
 Actions, ``Discrete(2K + 1 + C)`` with C colours and K = 10·C card kinds, kind ``k = 10·colour + r``
 (``r = 0`` wager, ``r = value − 1``); 106 actions with 5 colours, 127 with 6 (L36):
 
-===============  ================================  ===========================================
-index            action                            legal iff
-===============  ================================  ===========================================
-``0 … K−1``      PLAY kind ``a``                   card step, held, fits the expedition (L19)
-``K … 2K−1``     DISCARD kind ``a − K``            card step, held
-``2K``           DRAW_DECK                         draw step
-``2K+1 … 2K+C``  DRAW_PILE colour ``a − 2K − 1``  draw step, pile non-empty, not just discarded to
-===============  ================================  ===========================================
+===============  =================================  ===========================================================
+index            action                             legal iff
+===============  =================================  ===========================================================
+``0 … K−1``      PLAY kind ``a``                    card step, held (L18), fits the expedition (L19)
+``K … 2K−1``     DISCARD kind ``a − K``             card step, held (L18, L20)
+``2K``           DRAW_DECK                          draw step (L22)
+``2K+1 … 2K+C``  DRAW_PILE colour ``a − 2K − 1``    draw step, pile non-empty, not just discarded to (L21, L22)
+===============  =================================  ===========================================================
 
 The observation is egocentric and holds only what its player may know (L30–L34); with 5 colours:
 """

@@ -5,16 +5,8 @@ for the number card of value v. Hands are multisets ``{kind: count}``, expeditio
 ordered lists of kinds, the draw pile a list whose last element is the top card.
 
 A turn is two decisions by the same seat (L11): the card step (PLAY or DISCARD) and the draw step
-(DRAW_DECK or DRAW_PILE). Actions (L36), with K = 10·n_colours and C = n_colours:
-
-====================  =========================  ==================================
-index                 action                     legal iff
-====================  =========================  ==================================
-``0 … K−1``           PLAY kind ``a``            card step, held (L18), L19
-``K … 2K−1``          DISCARD kind ``a − K``     card step, held (L18, L20)
-``2K``                DRAW_DECK                  draw step (L22)
-``2K+1 … 2K+C``       DRAW_PILE ``a − 2K − 1``   draw step, pile non-empty, not forbidden (L21, L22)
-====================  =========================  ==================================
+(DRAW_DECK or DRAW_PILE). The action indices (L36) and when each is legal are tabled in the package
+docstring (``envs/lost_cities/__init__.py``).
 """
 
 from __future__ import annotations
