@@ -31,8 +31,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pettingzoo
 from pettingzoo.test import api_test, render_test, seed_test
 
+import envs
 from envs.core.game import TERMINAL, Game, State
 
 Invariant = Callable[[State], None]
@@ -332,6 +334,25 @@ def check_bad_input(state: State) -> list[str]:
 
 
 # ===================================================================== PettingZoo adapter
+def check_registry(game_class: type[Game], raw_env_fn: Callable[..., Any], **options: Any) -> Any:
+    """``envs.make`` / ``envs.game_class`` / ``pettingzoo.make`` all give this game under ``options``.
+
+    Returns ``envs.make(name, wrapped=False, render_mode="ansi", **options)`` for game-specific checks."""
+    name = game_class.name
+    assert name in envs.list_games() and envs.list_games() == sorted(envs.list_games())
+    assert envs.game_class(name) is game_class
+    wrapped = envs.make(name)
+    assert isinstance(wrapped.unwrapped, raw_env_fn) and wrapped is not wrapped.unwrapped
+    raw = envs.make(name, wrapped=False, render_mode="ansi", **options)
+    assert type(raw) is raw_env_fn and raw.render_mode == "ansi" and raw.metadata["name"] == f"{name}_v0"
+    assert raw.game.options == game_class(**options).options
+    for agent in raw.possible_agents:
+        assert raw.observation_space(agent)["observation"].shape == (raw.game.layout.size,)
+    pz = pettingzoo.make("aec", f"tabletop/{name}-v0", **options)
+    assert isinstance(pz.unwrapped, raw_env_fn) and pz.unwrapped.game.options == raw.game.options
+    return raw
+
+
 def check_env_api(env_fn: Callable[..., Any], raw_env_fn: Callable[..., Any], seed: int = 0,
                   num_cycles: int = 1000, **options: Any) -> None:
     """The PettingZoo side of a game under ``options``: ``api_test`` (wrapped and raw), ``seed_test``,

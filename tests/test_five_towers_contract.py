@@ -12,7 +12,6 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pettingzoo
 import pytest
 
 import envs
@@ -24,6 +23,7 @@ from tests.contract import (
     check_determinism,
     check_env_api,
     check_random_play,
+    check_registry,
     golden_playthrough,
     random_playout,
 )
@@ -268,13 +268,10 @@ def test_an_action_of_another_phase_is_named_in_the_error():
 
 # ===================================================================== registry and PettingZoo
 def test_registry_and_pettingzoo_make():
-    assert "five_towers" in envs.list_games() and envs.game_class("five_towers") is Game
-    raw = envs.make("five_towers", wrapped=False, render_mode="ansi", num_players=4)
-    assert type(raw) is raw_env and raw.possible_agents == [f"player_{i}" for i in range(4)]
-    assert raw.action_space("player_0").n == 22 and raw.metadata["name"] == "five_towers_v0"  # F33
-    assert raw.observation_space("player_3")["observation"].shape == (raw.game.layout.size,)
-    pz = pettingzoo.make("aec", "tabletop/five_towers-v0", num_players=3)
-    assert isinstance(pz.unwrapped, raw_env) and pz.unwrapped.game.num_players == 3
+    raw = check_registry(Game, raw_env, num_players=4)
+    assert raw.possible_agents == [f"player_{i}" for i in range(4)]
+    assert raw.action_space("player_0").n == 22  # F33
+    assert check_registry(Game, raw_env, num_players=3).game.num_players == 3
     with pytest.raises(ValueError, match="num_players"):
         envs.make("five_towers", num_players=7)
 

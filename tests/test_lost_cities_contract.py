@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pettingzoo
 import pytest
 
 import envs
@@ -19,6 +18,7 @@ from tests.contract import (
     check_determinism,
     check_env_api,
     check_random_play,
+    check_registry,
     golden_playthrough,
     random_playout,
 )
@@ -328,16 +328,9 @@ def test_boundary_options_are_accepted(options):
 
 # ===================================================================== registry and PettingZoo
 def test_registry_and_pettingzoo_make():
-    assert "lost_cities" in envs.list_games() and envs.list_games() == sorted(envs.list_games())
-    assert envs.game_class("lost_cities") is Game
-    wrapped = envs.make("lost_cities")
-    assert isinstance(wrapped.unwrapped, raw_env) and wrapped is not wrapped.unwrapped
-    raw = envs.make("lost_cities", wrapped=False, render_mode="ansi", n_colours=6)
-    assert type(raw) is raw_env and raw.render_mode == "ansi"
-    assert raw.action_space("player_0").n == 127 and raw.metadata["name"] == "lost_cities_v0"  # L36
-    assert raw.observation_space("player_1")["observation"].shape == (raw.game.layout.size,)
-    pz = pettingzoo.make("aec", "tabletop/lost_cities-v0", rounds=3)
-    assert isinstance(pz.unwrapped, raw_env) and pz.unwrapped.game.options["rounds"] == 3
+    raw = check_registry(Game, raw_env, n_colours=6)
+    assert raw.action_space("player_0").n == 127  # L36
+    assert check_registry(Game, raw_env, rounds=3).game.options["rounds"] == 3
     with pytest.raises(ValueError, match="unknown game 'lost_city'.*lost_cities"):
         envs.make("lost_city")
 
