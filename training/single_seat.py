@@ -28,6 +28,7 @@ import gymnasium as gym
 import numpy as np
 
 import envs
+from envs.core.match import score_margins
 
 from .agents import limit_torch_threads
 from .opponents import OpponentMix, StateDict
@@ -119,8 +120,7 @@ class SingleSeatEnv(gym.Env):
         info = {"seat": self.seat, "opponents": [name for name, _ in self.seated.values()]}
         scores = self.aec.infos[self.learner].get("scores")
         if scores is not None:
-            others = [s for i, s in enumerate(scores) if i != self.seat]
-            info.update(scores=list(scores), margin=float(scores[self.seat] - np.mean(others)))
+            info.update(scores=list(scores), margin=float(score_margins(scores)[self.seat]))
         return info
 
 

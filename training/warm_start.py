@@ -17,6 +17,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import envs
+from envs.core.match import score_margins
 
 from .agents import load_agent
 
@@ -43,8 +44,7 @@ def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed:
         first = env.possible_agents[0]
         final = np.array([env.rewards[a] for a in env.possible_agents])
         if margin_reward and not env.truncations[first]:  # the shaping of SingleSeatEnv, seat by seat
-            scores = np.asarray(env.infos[first]["scores"], float)
-            final += margin_reward * (scores - (scores.sum() - scores) / (len(scores) - 1))
+            final += margin_reward * score_margins(env.infos[first]["scores"])
         rewards += [final[s] for s in seats]
     return {"obs": np.array(obs, np.float32), "masks": np.array(masks), "actions": np.array(actions),
             "rewards": np.array(rewards, np.float32)}
