@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
-from statistics import NormalDist, fmean
+from statistics import fmean
 from typing import Any
 
 import numpy as np
@@ -49,8 +49,9 @@ from envs.core.agents import Agent
 from envs.core.match import first_place_shares, play_game, score_margins
 from training.agents import load_agent
 from training.config import apply_override
+from training.report import Z95
+from training.report import wilson as wilson_bounds
 
-Z95 = NormalDist().inv_cdf(0.975)
 ELO_BASE, ELO_SCALE = 1500.0, 400.0 / math.log(10)
 
 
@@ -80,10 +81,7 @@ def wilson(samples: Sequence[float]) -> Estimate:
     if n == 0:
         return Estimate(math.nan, math.nan, math.nan, 0)
     p = float(np.mean(samples))
-    z2n = Z95 * Z95 / n
-    centre = (p + z2n / 2) / (1 + z2n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n)
-    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n)
+    return Estimate(p, *wilson_bounds(p * n, n), n)
 
 
 def t_quantile_975(dof: int) -> float:
