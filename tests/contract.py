@@ -106,7 +106,9 @@ def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant
     state, play the same ``horizon`` actions to the same result as the original, and mutating the clone
     leaves the original alone; returned arrays are fresh copies; action strings round-trip; and no
     information leaks: for each seat p, ``sample_hidden(p, rng)`` gives the same ``observation(p)``,
-    ``render_text(p)``, player to act and (for the player to act) legal actions.
+    ``render_text(p)``, player to act and (for the player to act) legal actions; and resampling that
+    sample with a given generator gives exactly what resampling the true state gives (``sample_hidden``
+    depends on p's information only).
 
     At the end: the leak check again, ``TERMINAL``, no legal action, zero-sum ``returns()`` in [-1, 1]
     that follow ``ranking_key()``, all zero when truncated.
@@ -238,6 +240,13 @@ def _check_no_leak(state: State, rng: np.random.Generator, invariant: Invariant 
         if invariant:
             invariant(sample)
         stats.hidden_changed += _position(sample) != position
+        # Search agents rely on this: what sample_hidden returns depends on p's information and the
+        # generator only, never on the true hidden cards (sort the unseen pool before shuffling it).
+        seed = int(rng.integers(2**63))
+        here, there = (s.sample_hidden(p, np.random.default_rng(seed)) for s in (state, sample))
+        assert here.to_json() == there.to_json(), \
+            f"sample_hidden({p}) depends on hidden information: two worlds player {p} cannot tell apart " \
+            "resample to different states under the same generator"
 
 
 def _check_fresh_copies(state: State) -> None:

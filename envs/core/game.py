@@ -41,6 +41,8 @@ class Game(ABC):
     num_players: int
     num_actions: int
     layout: Layout
+    state_layout: Layout
+    """Named slices of :meth:`State.global_state` (the full state, for centralized critics)."""
 
     def __init__(self, **options: Any):
         self.options = resolve(self.title, self.option_schema, options)
@@ -48,7 +50,8 @@ class Game(ABC):
 
     @abstractmethod
     def _setup(self) -> None:
-        """Derive constants and tables from ``self.options``; must set num_players, num_actions, layout."""
+        """Derive constants and tables from ``self.options``; must set num_players, num_actions, layout and
+        state_layout."""
 
     @property
     def observation_size(self) -> int:
@@ -136,9 +139,18 @@ class State(ABC):
     def render_rgb(self) -> np.ndarray:
         """A picture of the table, H×W×3 uint8."""
 
+    def global_state(self) -> np.ndarray:
+        """float32 vector of ``game.state_layout.size``: the whole position, hidden cards included, seats in
+        table order (not rotated), for centralized critics. Never part of any seat's observation."""
+        raise NotImplementedError(f"{self.game.title} does not provide a global state yet")
+
     @abstractmethod
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
-        """A full state consistent with everything ``player`` has seen (for search), own RNG reseeded."""
+        """A full state consistent with everything ``player`` has seen (for search), own RNG reseeded.
+
+        The result depends only on ``player``'s information and ``rng``: two positions that ``player``
+        cannot tell apart resample to the same state under the same generator (sort the unseen pool
+        before shuffling it), so a search is a function of its seat's view and its seed."""
 
     @abstractmethod
     def clone(self) -> State: ...

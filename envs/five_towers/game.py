@@ -614,7 +614,8 @@ class State(BaseState):
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
         """F31: only the draw pile's order is secret, so reshuffle it (and reseed the state's generator)."""
         state = self.clone()
-        state.draw = [self.draw[i] for i in rng.permutation(len(self.draw))]
+        pool = sorted(self.draw)  # canonical order first: the result must not depend on the secret order
+        state.draw = [pool[i] for i in rng.permutation(len(pool))]
         state.rng = np.random.default_rng(int(rng.integers(2**63)))
         return state
 
