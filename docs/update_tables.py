@@ -14,10 +14,12 @@ import re
 import sys
 from pathlib import Path
 
-import envs
-from envs.core.options import markdown_table
-
 DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS.parent))  # this checkout's envs, not an installed copy (the script's folder is docs/)
+
+import envs  # noqa: E402
+from envs.core.options import markdown_table  # noqa: E402
+
 BLOCK = re.compile(r"(<!-- generated: (options|layout)(.*?) -->\n)(.*?)(<!-- end generated -->)", re.S)
 
 

@@ -36,6 +36,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import envs
 from envs.core.game import TERMINAL, Game, State
+from envs.core.layout import Layout
 
 Invariant = Callable[[State], None]
 Transition = Callable[[State, int, State], None]
@@ -96,10 +97,11 @@ def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant
                       horizon: int = 6) -> PlayStats:
     """Play ``episodes`` uniformly random legal games and check the engine contract throughout.
 
-    At every position: ``current_player`` is a seat, ``legal_actions()`` sorted distinct ints, never
-    empty, equal to the int8 ``action_mask()``; every seat's ``observation`` is float32 of
-    ``layout.size``, finite and inside ``layout.bounds()``; ``invariant(state)`` passes (game rules,
-    also applied to terminal states and to every ``sample_hidden`` result). After every action,
+    The layout's bounds are finite, low below high. At every position: ``current_player`` is a seat,
+    ``legal_actions()`` sorted distinct ints, never empty, equal to the int8 ``action_mask()``; every seat's
+    ``observation`` is float32 of ``layout.size``, finite and inside ``layout.bounds()``;
+    ``invariant(state)`` passes (game rules, also applied to terminal states and to every ``sample_hidden``
+    result). After every action,
     ``transition(before, action, after)`` passes (``before`` is a clone, only taken if given).
 
     Every ``deep_every`` decisions: ``clone()`` and ``State.from_json(to_json())`` are equal to the
@@ -115,6 +117,7 @@ def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant
     """
     rng = np.random.default_rng(seed)
     low, high = game.layout.bounds()
+    _check_bounds(game.layout)
     stats = PlayStats()
     for _ in range(episodes):
         state = game.new_initial_state(int(rng.integers(2**63)))
@@ -149,6 +152,13 @@ def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant
         stats.truncated += state.is_truncated()
         stats.longest = max(stats.longest, decisions)
     return stats
+
+
+def _check_bounds(layout: Layout) -> None:
+    """Every field has finite bounds with low < high (Gymnasium's and PettingZoo's checkers warn otherwise)."""
+    for f in layout:
+        assert np.isfinite([f.low, f.high]).all() and f.low < f.high, \
+            f"field {f.name} has bounds [{f.low}, {f.high}]; they must be finite, low below high"
 
 
 def _check_position(state: State, low: np.ndarray, high: np.ndarray, invariant: Invariant | None) -> None:

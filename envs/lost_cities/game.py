@@ -79,6 +79,8 @@ class Game(BaseGame):
             raise ValueError(f"Lost Cities: option max_turns_per_round={cap} is not allowed; expected 'auto', "
                              f"None or an integer >= {self.initial_draw_pile} (the initial draw pile)")
         self.turn_cap = cap
+        # L34g: the cap relative to the default one, so that the default observation reads 1 here
+        self.turn_cap_code = 0.0 if cap is None else 7 * self.initial_draw_pile / cap
         self.draw_deck_action = 2 * K
         score_bound = 156 * C * (o["rounds"] + MAX_EXTRA_ROUNDS) / 100  # L25, loose
         self.layout = Layout([
@@ -96,9 +98,15 @@ class Game(BaseGame):
             ("to_move", 1, "1 if I am the player to act", 0, 1),
             ("step", 2, "one-hot step of the player to act: card step, draw step (L34f)", 0, 1),
             ("forbidden", C + 1, "one-hot forbidden pile in a draw step: none, then colour 0… (L21)", 0, 1),
-            ("match", 6, "round/rounds (capped at 1), extra rounds played/5, 1/rounds, I started this round, "
-             "turn/cap (0 without a cap), a cap exists (L34g)", 0, 1),
-            ("turn", 1, "turns this round / initial draw-pile size (L34g; unbounded without a cap)", 0, np.inf),
+            ("match", 4, "round/rounds (capped at 1), extra rounds played/5, 1/rounds, I started this round "
+             "(L34g)", 0, 1),
+            ("cap_progress", 1, "turns this round / turn cap: truncation comes at 1; 0 without a cap (L29, L34g)",
+             0, 1),
+            ("turn_cap", 1, "the turn cap as default cap / cap: 1 for 'auto', up to 7 for the smallest cap "
+             "allowed; 0 without a cap (L29, L34g)", 0, 7),
+            ("turn", 1, "turns this round / initial draw-pile size, at most cap / initial draw pile; without a "
+             "cap turns / (turns + initial draw pile), below 1 (L34g)", 0,
+             1 if cap is None else self.turn_code(cap)),
             ("scores", 4, "cumulative scores (me, opp) and current round provisional scores (me, opp), "
              "/100 (L34h)", -score_bound, score_bound),
         ])
@@ -108,6 +116,13 @@ class Game(BaseGame):
         self._counts_stop = self.layout["unseen"].stop
         self._order_slice = self.layout["discard_order"].slice
         self._scalars_start = self.layout["discard_order"].stop
+
+    def turn_code(self, turn: int) -> float:
+        """L34g: the turn counter in units of the initial draw pile; without a cap nothing bounds it, so it is
+        squashed below 1 instead (still one value per turn count)."""
+        if self.turn_cap is None:
+            return turn / (turn + self.initial_draw_pile)
+        return turn / self.initial_draw_pile
 
 
 class State(BaseState):
@@ -349,8 +364,7 @@ class State(BaseState):
             self._hand_size(me) / HAND_SIZE, self._hand_size(1 - me) / HAND_SIZE,
             to_move, *step, *forbidden,
             min(self.round, rounds) / rounds, self.extra_rounds / MAX_EXTRA_ROUNDS, 1 / rounds,
-            self.starter == me, 0.0 if cap is None else self.turn / cap, cap is not None,
-            self.turn / g.initial_draw_pile,
+            self.starter == me, 0.0 if cap is None else self.turn / cap, g.turn_cap_code, g.turn_code(self.turn),
             self.cumulative[me] / 100, self.cumulative[1 - me] / 100, score[me] / 100, score[1 - me] / 100,
         ]
         return obs
