@@ -7,6 +7,8 @@ PettingZoo env functions, so a new game gets the whole battery by calling these 
 
 * :func:`check_random_play` — seeded random legal games with per-step contract checks, sparse deep checks
   (clone / JSON copies replay the same future, no information leak via ``sample_hidden``) and end checks.
+* :func:`check_observations_tell_apart` — positions a seat can tell apart (by a fact list written from the
+  spec) give it different observations, positions it cannot the same.
 * :func:`check_determinism` — same seed and actions, same trajectory; different seeds, different deals.
 * :func:`check_bad_input` — illegal, out-of-range and non-integer actions raise ``ValueError`` and change
   nothing.
@@ -27,7 +29,7 @@ import pickle
 import random
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -279,6 +281,38 @@ def _check_fresh_copies(state: State) -> None:
     assert len(set(names)) == len(names), f"two legal actions share a name: {names}"
     for a, name in zip(state.legal_actions(), names, strict=True):
         assert state.string_to_action(name) == a, f"string_to_action({name!r}) is not {a}"
+
+
+# ===================================================================== complete observations
+Information = Callable[[State, int], dict[str, Any]]
+
+
+def check_observations_tell_apart(pairs: Iterable[tuple[State, State]], information: Information) -> tuple[int, int]:
+    """Observations carry every fact their seat may know, and only those.
+
+    ``information(state, p)`` names what seat p may know (a dict of facts, written from the spec's
+    information section, never from the observation code). For every pair of positions of one game and
+    every seat p: ``observation(p)`` is the same for both exactly when ``information(·, p)`` is. Pairs built
+    to differ in one public fact (a card swapped between two public zones, a pile reordered, another option)
+    test that nothing public is missing; pairs from ``sample_hidden(p)`` test that nothing hidden leaks.
+
+    Returns ``(told_apart, alike)``: the (pair, seat) cases with different and with equal information, so
+    tests can assert both directions were exercised.
+    """
+    told_apart = alike = 0
+    for a, b in pairs:
+        for p in range(a.num_players):
+            facts_a, facts_b = information(a, p), information(b, p)
+            differ = np.flatnonzero(a.observation(p) != b.observation(p))
+            if facts_a == facts_b:
+                assert differ.size == 0, f"seat {p} knows the same facts in both positions, but its observation " \
+                    f"differs at {_where(a.game, differ)}"
+                alike += 1
+            else:
+                changed = sorted(k for k in facts_a.keys() | facts_b.keys() if facts_a.get(k) != facts_b.get(k))
+                assert differ.size, f"seat {p} can tell the positions apart by {changed}, its observation cannot"
+                told_apart += 1
+    return told_apart, alike
 
 
 # ===================================================================== determinism

@@ -465,6 +465,21 @@ def test_F31_observation_is_egocentric_and_the_same_for_everybody():
     assert np.array_equal(me["unseen"], counts) and me["draw_pile"][0] == pytest.approx(len(state.draw) / 80)
 
 
+def test_F30_towers_in_order_and_rubble_piles_are_observed():
+    """Issue 8's pair: seat 0 Tree [15, 12, 8, 3] with seat 1's rubble {Tree 14}, against seat 0 Tree
+    [14, 12, 8, 3] with rubble {Tree 15}. Same tops, heights, scores and rubble counts; F30 lets everybody
+    see the difference, so every observation must show it."""
+    display = [kind(SAND, 4), kind(CANDY, 9)]
+    a = build(display=display, towers={0: {TREE: [15, 12, 8, 3]}}, rubble={1: [kind(TREE, 14)]})
+    b = build(display=display, towers={0: {TREE: [14, 12, 8, 3]}}, rubble={1: [kind(TREE, 15)]})
+    assert a.draw == b.draw and a.scores() == b.scores()
+    for p in range(2):
+        assert not np.array_equal(a.observation(p), b.observation(p)), f"seat {p} cannot tell them apart"
+    seen = a.game.layout.unpack(a.observation(1))  # seat 1's view: seat 0 is row 1
+    assert np.allclose(seen["tower_cards"][1, TREE, :5] * 16 - 1, [15, 12, 8, 3, -1])
+    assert seen["rubble_cards"][0, kind(TREE, 14)] == 1 and seen["rubble_cards"].sum() == 1
+
+
 def test_F45_shuffling_the_draw_pile_changes_no_observation():
     state = feasibility()
     other = state.clone()

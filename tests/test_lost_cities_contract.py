@@ -18,11 +18,13 @@ from tests.contract import (
     check_determinism,
     check_env_api,
     check_global_state,
+    check_observations_tell_apart,
     check_random_play,
     check_registry,
     golden_playthrough,
     random_playout,
 )
+from tests.lost_cities_helpers import public_changes, visible_facts
 
 GOLDEN = Path(__file__).parent / "golden"
 MAX_EXTRA_ROUNDS = 5  # L27
@@ -223,6 +225,26 @@ def test_L27_L49_a_match_tied_every_round_stops_after_five_extra_rounds():
     checker.position(state)
     assert state.round == 1 + MAX_EXTRA_ROUNDS and state.round_scores == [[0, 0]] * 6
     assert starters == [1, 0, 1, 0, 1, 0] and list(state.returns()) == [0, 0]
+
+
+@pytest.mark.parametrize("options", [{}, {"n_colours": 6, "rounds": 2, "max_turns_per_round": 100}],
+                         ids=["default", "6colours_2rounds_cap100"])
+def test_L34_every_fact_a_seat_may_know_is_in_its_observation(options):
+    """Positions that differ in one public fact (the turn cap, from turn 0 on; a discard pile's order; the
+    turn counter) give every seat different observations; resampling what a seat cannot see (L47) does
+    not change its observation."""
+    game = Game(**options)
+    rng = np.random.default_rng(6)
+    pairs = []
+    for episode in range(3):
+        state = game.new_initial_state(episode)
+        while not state.is_terminal():
+            here = state.clone()
+            pairs += [(here, other) for other in public_changes(here, rng)]
+            pairs += [(here, here.sample_hidden(p, rng)) for p in (0, 1)]
+            random_playout(state, rng, int(rng.integers(1, 30)))
+    told_apart, alike = check_observations_tell_apart(pairs, visible_facts)
+    assert told_apart > 300 and alike > 50
 
 
 def test_the_checker_can_fail():
