@@ -29,7 +29,7 @@ import pickle
 import random
 import re
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -285,34 +285,50 @@ def _check_fresh_copies(state: State) -> None:
 
 # ===================================================================== complete observations
 Information = Callable[[State, int], dict[str, Any]]
+Variants = Callable[[State, np.random.Generator], list[State]]
 
 
-def check_observations_tell_apart(pairs: Iterable[tuple[State, State]], information: Information) -> tuple[int, int]:
+def check_observations_tell_apart(game: Game, episodes: int, seed: int, information: Information,
+                                  variants: Variants, stride: int = 20) -> tuple[int, int]:
     """Observations carry every fact their seat may know, and only those.
 
     ``information(state, p)`` names what seat p may know (a dict of facts, written from the spec's
-    information section, never from the observation code). For every pair of positions of one game and
-    every seat p: ``observation(p)`` is the same for both exactly when ``information(·, p)`` is. Pairs built
-    to differ in one public fact (a card swapped between two public zones, a pile reordered, another option)
-    test that nothing public is missing; pairs from ``sample_hidden(p)`` test that nothing hidden leaks.
+    information section, never from the observation code); ``variants(state, rng)`` builds positions that
+    differ from ``state`` in public facts (a card swapped between two public zones, a pile reordered,
+    another option). Over ``episodes`` seeded random games, every 1 to ``stride`` decisions the position is
+    paired with each variant and with ``sample_hidden(p)`` for every seat p, and for every pair and seat:
+    ``observation(p)`` is the same for both exactly when ``information(·, p)`` is. The variants test that
+    nothing public is missing, the resamples that nothing hidden leaks.
 
     Returns ``(told_apart, alike)``: the (pair, seat) cases with different and with equal information, so
     tests can assert both directions were exercised.
     """
+    rng = np.random.default_rng(seed)
     told_apart = alike = 0
-    for a, b in pairs:
-        for p in range(a.num_players):
-            facts_a, facts_b = information(a, p), information(b, p)
-            differ = np.flatnonzero(a.observation(p) != b.observation(p))
-            if facts_a == facts_b:
-                assert differ.size == 0, f"seat {p} knows the same facts in both positions, but its observation " \
-                    f"differs at {_where(a.game, differ)}"
-                alike += 1
-            else:
-                changed = sorted(k for k in facts_a.keys() | facts_b.keys() if facts_a.get(k) != facts_b.get(k))
-                assert differ.size, f"seat {p} can tell the positions apart by {changed}, its observation cannot"
-                told_apart += 1
+    for _ in range(episodes):
+        state = game.new_initial_state(int(rng.integers(2**63)))
+        while not state.is_terminal():
+            others = variants(state, rng) + [state.sample_hidden(p, rng) for p in range(game.num_players)]
+            for other in others:
+                for p in range(game.num_players):
+                    same = _same_view(state, other, p, information)
+                    told_apart += not same
+                    alike += same
+            random_playout(state, rng, int(rng.integers(1, stride + 1)))
     return told_apart, alike
+
+
+def _same_view(a: State, b: State, p: int, information: Information) -> bool:
+    """Whether seat p knows the same facts in ``a`` and ``b``; its observations must agree with that."""
+    facts_a, facts_b = information(a, p), information(b, p)
+    differ = np.flatnonzero(a.observation(p) != b.observation(p))
+    if facts_a == facts_b:
+        assert differ.size == 0, f"seat {p} knows the same facts in both positions, but its observation " \
+            f"differs at {_where(a.game, differ)}"
+        return True
+    changed = sorted(k for k in facts_a.keys() | facts_b.keys() if facts_a.get(k) != facts_b.get(k))
+    assert differ.size, f"seat {p} can tell the positions apart by {changed}, its observation cannot"
+    return False
 
 
 # ===================================================================== determinism

@@ -233,17 +233,8 @@ def test_L34_every_fact_a_seat_may_know_is_in_its_observation(options):
     """Positions that differ in one public fact (the turn cap, from turn 0 on; a discard pile's order; the
     turn counter) give every seat different observations; resampling what a seat cannot see (L47) does
     not change its observation."""
-    game = Game(**options)
-    rng = np.random.default_rng(6)
-    pairs = []
-    for episode in range(3):
-        state = game.new_initial_state(episode)
-        while not state.is_terminal():
-            here = state.clone()
-            pairs += [(here, other) for other in public_changes(here, rng)]
-            pairs += [(here, here.sample_hidden(p, rng)) for p in (0, 1)]
-            random_playout(state, rng, int(rng.integers(1, 30)))
-    told_apart, alike = check_observations_tell_apart(pairs, visible_facts)
+    told_apart, alike = check_observations_tell_apart(Game(**options), 3, seed=6, information=visible_facts,
+                                                      variants=public_changes, stride=30)
     assert told_apart > 300 and alike > 50
 
 
