@@ -12,8 +12,9 @@ import itertools
 import numpy as np
 import pytest
 
+from envs.core.canvas import legend_height
 from envs.core.game import TERMINAL
-from envs.five_towers import Game
+from envs.five_towers import Game, render
 from envs.five_towers.game import BLOCKED as ENGINE_BLOCKED
 from envs.five_towers.game import NO_TOWER, SEAT_FIELDS, can_place, longest_fit, tower_score
 from tests.five_towers_helpers import (
@@ -525,3 +526,8 @@ def test_render_text_and_picture():
     assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3 and min(image.shape[:2]) > 200
     assert len(np.unique(image.reshape(-1, 3), axis=0)) > 10
     assert image.shape != Game(num_players=5).new_initial_state(0).render_rgb().shape  # grows with n
+    rows = legend_height(render.LEGEND, image.shape[1] - 2 * render.GAP) + render.GAP
+    legend = image[-rows:]  # the legend under the table: a swatch per type (F2) and what the marks mean
+    for t, colour in enumerate(render.TYPE_RGB):
+        assert np.all(legend == colour, axis=2).any(), f"no {render.TYPE_NAMES[t]} swatch in the legend"
+    assert any("CARD VALUE" in text for _, text in render.LEGEND)
