@@ -173,6 +173,8 @@ class Game(BaseGame):
             ("tile_location", (NUM_TILES, NUM_LOCATIONS), "per tile id: unseen (in a stack, or removed when "
              "removed_tiles_public=False), supply, supply and selected for this buy, quarry 0–3, pending "
              "placement, removed, in a palace (P68, P69)", 0, 1),
+            ("tile_slot", NUM_TILES, "(palace slot + 1) / 48 of a tile in a palace, else 0: maps TILE(id) to its "
+             "palace (the identical twins 6/7, 22/23, 38/39 differ only here) (P50, P70b)", 0, 1),
             ("tile_focus", NUM_TILES, "1 for the tile the decision is about: D8 the tile to place, D10 the tile "
              "chosen in D9 (P53, P56)", 0, 1),
             ("master_builder", NUM_QUARRIES, "quarry of the master builder one-hot (P40)", 0, 1),
@@ -841,6 +843,8 @@ class State(BaseState):
         """Move tile t to location ``code`` and write its public location."""
         o = self.game.off["tile_location"] + NUM_LOCATIONS * t
         self._pub[o + self._public_where(self.where[t])] = 0
+        if self.where[t] == PALACE:
+            self._pub[self.game.off["tile_slot"] + t] = 0
         self.where[t] = code
         self._pub[o + self._public_where(code)] = 1
 
@@ -852,11 +856,13 @@ class State(BaseState):
         g, pub = self.game, self._pub
         start = g.off["palaces"] + p * g.seat_block
         pub[start:start + g.seat_block] = 0
+        slot = g.off["tile_slot"]
         for s, palace in enumerate(self.palaces[p]):
             for t in palace:
                 i = start + 20 * s + 4 * (FLOOR[t] - 1)
                 pub[i + MATERIAL[t]] = 1
                 pub[i + 3] = WINDOWS[t] / 3
+                pub[slot + t] = (s + 1) / NUM_SLOTS
         pub[g.off["palace_count"] + p] = len(self.palaces[p]) / NUM_SLOTS
         pub[g.off["score"] + p] = self.score(p) / 100
 
