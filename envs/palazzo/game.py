@@ -16,6 +16,7 @@ every hidden card and the stacks instead. Actions (P73) are tabled in the packag
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ from .payments import (
     Z,
     best_pay,
     legal_units,
+    reach,
     unit_kinds,
     unit_name,
     unit_value,
@@ -632,10 +634,15 @@ class State(BaseState):
                     self._count("payment_cards", self.payment, k, -self.payment[k])
             for t in self.selected:
                 self.supply.remove(t)
+            self._close_payment()
             self._receive(self.selected, p, BUY_CONTEXT)
             return
         self.high, self.leader = self.pay_value, p  # P44: DONE makes him the leader
         self._next_bidder(p)
+
+    def _close_payment(self) -> None:
+        self.pay_value = self.pay_target = self.pay_last = self.step_units = 0
+        self.pay_currency = UNSET
 
     # ----------------------------------------------------------------- auction and distribution (P40–P48)
     def _auction(self) -> None:
@@ -704,6 +711,7 @@ class State(BaseState):
         self.bid_value[w], self.bid_currency[w] = 0, UNSET
         self.x3_out = False
         self.in_auction = False
+        self._close_payment()
         lot = self.quarries[self.mb]
         self.quarries[self.mb] = []
         self._receive(lot, w, AUCTION_CONTEXT)
@@ -986,22 +994,53 @@ class State(BaseState):
         return state
 
     def _sample_money(self, state: State, player: int, rng: np.random.Generator) -> None:
+        """Deal the cards ``player`` cannot locate anew: each opponent keeps K_q and gets U_q of them, the rest
+        (until the deck is known) form the deck. An opponent in the middle of a payment (D5, or a D6 step
+        after an addition) is known to reach its target — his choices so far guarantee it and his next
+        decision must have a legal action (I10) — so his cards are drawn under that condition."""
         counts = self.unseen(player)
         pool = [k for k in range(NUM_KINDS) for _ in range(counts[k])]  # sorted: no trace of the true deal
+        unknown = [sum(h) - sum(k) for h, k in zip(self.hands, self.known, strict=True)]
+        q = self.current_player
+        if q != player and q != TERMINAL and (self.decision == PAY or (self.decision == BID and self.step_units)):
+            first = self._paying_cards(q, pool, unknown[q], rng)
+            for k in first:
+                pool.remove(k)
+        else:
+            q, first = -1, []
         pool = [pool[i] for i in rng.permutation(len(pool))]
-        for q in range(self.game.num_players):
-            if q != player:
-                unknown = sum(self.hands[q]) - sum(self.known[q])
-                hand = list(self.known[q])  # K_q stays in the hand (I15)
-                for k in pool[:unknown]:
+        for r in range(self.game.num_players):
+            if r != player:
+                hand = list(self.known[r])  # K_q stays in the hand (I15)
+                dealt = first if r == q else pool[:unknown[r]]
+                for k in dealt:
                     hand[k] += 1
-                del pool[:unknown]
-                state.hands[q] = hand
+                if r != q:
+                    del pool[:unknown[r]]
+                state.hands[r] = hand
         if self.deck_known:  # the contents are public, only the order is not
             deck = sorted(self.deck)
             state.deck = [deck[i] for i in rng.permutation(len(deck))]
         else:
             state.deck = pool
+
+    def _paying_cards(self, q: int, pool: list[int], size: int, rng: np.random.Generator) -> list[int]:
+        """``size`` cards of ``pool`` (sorted) that, with K_q, let q's open payment still reach its target:
+        random draws until one does, else the first such combination in sorted order (one exists: q's
+        true cards)."""
+        a = self.pay_last if self.game.canonical else 0
+
+        def reaches(cards: tuple[int, ...] | list[int]) -> bool:
+            hand = list(self.known[q])
+            for k in cards:
+                hand[k] += 1
+            return self.pay_value + reach(hand, self.pay_currency, a) >= self.pay_target
+
+        for _ in range(200):
+            cards = sorted(pool[i] for i in rng.permutation(len(pool))[:size])
+            if reaches(cards):
+                return cards
+        return list(next(c for c in combinations(pool, size) if reaches(c)))
 
     def _sample_tiles(self, state: State, rng: np.random.Generator) -> None:
         """P69: which hidden tile belongs to which stack (keeping each stack's count and the composition rule
