@@ -8,10 +8,10 @@ A turn is a sequence of decisions D1–D11 (P72), each made by the seat that own
 which, ``current_player`` who. Everything automatic between decisions — reveals, draws, the master builder's
 move, auction settlement, reshuffles, the end of the turn — happens inside ``_apply``.
 
-The observation (``Game.layout``) is kept in ``State._pub``, a seat-absolute vector of everything public:
-tile locations and palaces are written when they change, the other groups are marked dirty and rewritten
-on the next read. ``observation(p)`` rotates the seats and adds p's own cards; ``global_state()`` adds
-every hidden card and the stacks instead. Actions (P73) are tabled in the package docstring.
+The observation (``Game.layout``) is kept in ``State._pub``, a seat-absolute vector of everything public,
+written piece by piece as the position changes; ``observation(p)`` rotates the seats and adds p's own cards,
+``global_state()`` adds every hidden card and the stacks instead. Actions (P73) are tabled in the package
+docstring.
 """
 
 from __future__ import annotations
@@ -48,7 +48,6 @@ from .payments import (
 )
 
 # ----------------------------------------------------------------- components (P4, P5)
-MATERIAL_NAMES = ("brick", "sandstone", "marble")
 _J_TABLE = ((1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3), (3, 1), (3, 1), (3, 2), (3, 3), (4, 1), (4, 2), (4, 3),
             (5, 1), (5, 2), (5, 3))
 NUM_TILES = 48
@@ -84,7 +83,6 @@ AUTO_DECISIONS = frozenset((ACTION, PICK, SELECT, DISTRIBUTE, PLACE, RECON_TILE,
 # ----------------------------------------------------------------- where a tile is (P6, I3)
 IN_STACK, SUPPLY, SELECTED, QUARRY, PENDING, REMOVED, PALACE = 0, 1, 2, 3, 7, 8, 9
 NUM_LOCATIONS = 10  # the quarries take codes 3–6
-BUY_CONTEXT, AUCTION_CONTEXT, DISTRIBUTION_CONTEXT = 0, 1, 2  # what the pending tiles came from
 
 SEAT_FIELDS = ("to_act", "active", "hand_size", "known_cards", "unknown_cards", "bid_cards", "bid_value",
                "bid_currency", "passed", "leader", "picks_left", "score", "palace_count", "palaces")
@@ -335,8 +333,6 @@ class State(BaseState):
         self.x3_out = False
         self.dist_pickers: list[int] = []
         self.pending: list[int] = []
-        self.receiver = -1
-        self.context = -1
         self.recon_tile = -1
 
     def _derive(self) -> None:
@@ -484,7 +480,7 @@ class State(BaseState):
         elif d == DISTRIBUTE:
             t = a - TILE
             self.quarries[self.mb].remove(t)
-            self._receive([t], p, DISTRIBUTION_CONTEXT)
+            self._receive([t], p)
         elif d == PLACE:
             self._place(p, a)
         elif d == RECON_TILE:
@@ -635,7 +631,7 @@ class State(BaseState):
             for t in self.selected:
                 self.supply.remove(t)
             self._close_payment()
-            self._receive(self.selected, p, BUY_CONTEXT)
+            self._receive(self.selected, p)
             return
         self.high, self.leader = self.pay_value, p  # P44: DONE makes him the leader
         self._next_bidder(p)
@@ -714,14 +710,13 @@ class State(BaseState):
         self._close_payment()
         lot = self.quarries[self.mb]
         self.quarries[self.mb] = []
-        self._receive(lot, w, AUCTION_CONTEXT)
+        self._receive(lot, w)
 
-    def _receive(self, tiles: list[int], p: int, context: int) -> None:
-        """P51, P53: the tiles become pending, offered in ascending (floor, id) order."""
+    def _receive(self, tiles: list[int], p: int) -> None:
+        """P51, P53: the tiles become p's pending tiles, offered in ascending (floor, id) order."""
         self.pending = sorted(tiles, key=lambda t: (FLOOR[t], t))
         for t in self.pending:
             self._set_where(t, PENDING)
-        self.receiver, self.context = p, context
         self.decision = PLACE
         self.current_player = p
 
@@ -739,13 +734,13 @@ class State(BaseState):
             self._w_palaces(p)
         if self.pending:
             return
-        if self.context == DISTRIBUTION_CONTEXT:
+        if self.dist_pickers:  # P41: the next player picks, or the rest of the lot is removed
             self.dist_pickers.pop(0)
             if self.dist_pickers:
                 self.decision = DISTRIBUTE
                 self.current_player = self.dist_pickers[0]
                 return
-            for rest in self.quarries[self.mb]:  # P41: the rest of the lot is removed
+            for rest in self.quarries[self.mb]:
                 self._remove_tile(rest)
             self.quarries[self.mb] = []
         self._end_turn()
@@ -1095,7 +1090,7 @@ class State(BaseState):
     # ----------------------------------------------------------------- copy and JSON
     _PLAIN = ("mb", "riders", "deck_known", "active", "turn", "truncated", "first_pick", "price", "pay_value",
               "pay_target", "pay_last", "step_units", "pay_currency", "in_auction", "high", "leader", "x3_out",
-              "receiver", "context", "recon_tile", "decision", "current_player")
+              "recon_tile", "decision", "current_player")
     _LISTS = ("member", "where", "supply", "removed", "deck", "discard", "display", "pickers", "selected",
               "payment", "bid_value", "bid_currency", "passed", "dist_pickers", "pending")
     _NESTED = ("stacks", "quarries", "hands", "known", "bids")

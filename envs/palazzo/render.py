@@ -82,7 +82,7 @@ def text_table(state: State, viewer: int | None) -> str:
         lines.append(f"payment: V {state.pay_value}, c* {currency}, T {state.pay_target}"
                      + (f", cards {cards_text(state.payment)}" if state.decision == PAY else ""))
     if state.pending:
-        lines.append(f"pending for p{state.receiver}: {tiles_text(state.pending)}")
+        lines.append(f"pending for p{state.current_player}: {tiles_text(state.pending)}")
     if state.recon_tile >= 0:
         lines.append(f"reconstructing {tile_name(state.recon_tile)}")
     for p in range(n):
@@ -187,7 +187,7 @@ def picture(state: State) -> np.ndarray:
     if state.decision in (PAY, BID):
         info.append(f"PAYING V {state.pay_value} / T {state.pay_target}")
     if state.pending:
-        info.append(f"P{state.receiver} PLACES " + " ".join(tile_name(t).upper() for t in state.pending))
+        info.append(f"P{state.current_player} PLACES " + " ".join(tile_name(t).upper() for t in state.pending))
     for i, line in enumerate(info):
         cv.text(x, y + 12 + 12 * i, line)
     if g.removed_public:
