@@ -21,6 +21,7 @@ from tests.contract import (
     assert_matches_golden,
     check_bad_input,
     check_determinism,
+    check_global_state,
     check_env_api,
     check_random_play,
     check_registry,
@@ -182,6 +183,19 @@ def test_sample_hidden_keeps_an_opponents_open_payment_reachable():
     assert len(hands) > 5  # still resampled
 
 
+@pytest.mark.parametrize("name", ["2p", "4p", "3p_auto_hidden_removed"])
+def test_global_state_contract_and_env_state(name):
+    """tests/contract.py: bounds, determinism, copies, JSON, hidden information, env.state() and
+    PettingZoo's state_test. Under by_floor with public removed tiles every resample (hands, deck order,
+    stack order) shows in the global state; otherwise a resample may also relabel which stack a removed
+    tile came from, which no rule reads."""
+    game = Game(**OPTION_SETS[name])
+    stats = check_global_state(game, episodes=2, seed=3, deep_every=25)
+    assert stats.hidden_changed > 0
+    if name != "3p_auto_hidden_removed":
+        assert stats.hidden_changed == stats.resamples_moved
+
+
 def test_global_state_is_bounded_complete_and_not_an_observation():
     game = Game(num_players=3)
     low, high = game.state_layout.bounds()
@@ -193,7 +207,8 @@ def test_global_state_is_bounded_complete_and_not_an_observation():
         for p in range(3):  # seats in table order, hands included
             assert np.array_equal(np.rint(f["hands"][p] * ([3] * 15 + [10])), state.hands[p])
             assert f["hand_size"][p] * 55 == pytest.approx(sum(state.hands[p]))
-        assert np.rint(f["deck_contents"] * ([3] * 15 + [10])).sum() == len(state.deck)
+        assert sorted(np.rint(f["deck_order"][f["deck_order"] > 0] * 55).astype(int)) == \
+            list(range(1, len(state.deck) + 1))
         assert f["rider_depth"].sum() == 5 - state.riders
         if not state.is_terminal():
             assert f["to_act"][state.current_player] == 1
@@ -208,7 +223,7 @@ def test_global_state_layout_shares_the_public_fields():
     game = Game()
     public = [f.name for f in game.layout][:-3]
     assert [f.name for f in game.state_layout][:len(public)] == public
-    assert {"hands", "deck_contents", "tile_hidden_place", "tile_depth", "rider_depth"} <= \
+    assert {"hands", "deck_order", "tile_hidden_place", "tile_depth", "rider_depth"} <= \
         {f.name for f in game.state_layout}
     assert not {"hand", "unseen_cards"} & {f.name for f in game.state_layout}
 

@@ -26,6 +26,7 @@ from envs.core.game import TERMINAL
 from envs.core.game import Game as BaseGame
 from envs.core.game import State as BaseState
 from envs.core.layout import Layout
+from envs.core.piles import card_depths, first_copies
 
 from .payments import (
     CARD,
@@ -211,13 +212,14 @@ class Game(BaseGame):
         ]
         hidden = [
             ("hands", (n, NUM_KINDS), "every hand per kind / copies", 0, 1),
-            ("deck_contents", NUM_KINDS, "deck per kind / copies", 0, 1),
+            ("deck_order", TOTAL_CARDS, "per money card (kinds in order, the copies of a kind side by side): its "
+             "depth in the deck / 55, 1/55 = drawn next, 0 = not in the deck (envs/core/piles.py)", 0, 1),
             ("tile_hidden_place", (NUM_TILES, 4), "for each tile not visible in tile_location: stack I, II, "
              "III or removed, one-hot", 0, 1),
-            ("tile_depth", NUM_TILES, "position of a stacked tile from the top of its stack / 21 (0 = next)",
-             0, 1),
-            ("rider_depth", STACK_SIZES[2], "1 where stack III holds a game-end tile, by position from the top",
-             0, 1),
+            ("tile_depth", NUM_TILES, "depth of a stacked tile in its stack / 21, 1/21 = drawn next, 0 = not in "
+             "a stack", 0, 1),
+            ("rider_depth", STACK_SIZES[2], "1 at each depth of stack III (from the top) that holds a game-end "
+             "tile", 0, 1),
         ]
         self.layout = Layout(public + private)
         self.state_layout = Layout(public + hidden)
@@ -236,6 +238,7 @@ class Game(BaseGame):
                 perm[f.slice] = np.roll(base[f.slice].reshape(n, -1), -p, axis=0).ravel()
             self.obs_perm.append(perm)
         self.inv_copies = np.array(INV, np.float32)
+        self.first_copy = first_copies(COPIES)
         self.private_scale = np.array(INV + INV + (1 / self.pay_scale,), np.float32)
 
 
@@ -959,17 +962,15 @@ class State(BaseState):
         o = g.off
         n = g.num_players
         out[o["hands"]:o["hands"] + n * NUM_KINDS] = (np.array(self.hands, np.float32) * g.inv_copies).ravel()
-        out[o["deck_contents"]:o["deck_contents"] + NUM_KINDS] = \
-            np.bincount(self.deck, minlength=NUM_KINDS) * g.inv_copies
+        card_depths(self.deck, g.first_copy, out[o["deck_order"]:o["deck_order"] + TOTAL_CARDS], TOTAL_CARDS)
         place, depth = o["tile_hidden_place"], o["tile_depth"]
         for s, stack in enumerate(self.stacks):
-            top = len(stack) - 1
-            for i, item in enumerate(stack):
+            for d, item in enumerate(reversed(stack)):
                 if item == RIDER:
-                    out[o["rider_depth"] + top - i] = 1
+                    out[o["rider_depth"] + d] = 1
                 else:
                     out[place + 4 * item + s] = 1
-                    out[depth + item] = (top - i) / STACK_SIZES[2]
+                    out[depth + item] = (d + 1) / STACK_SIZES[2]
         if not g.removed_public:
             for t in self.removed:
                 out[place + 4 * t + 3] = 1
