@@ -238,8 +238,9 @@ class Game(BaseGame):
                 perm[f.slice] = np.roll(base[f.slice].reshape(n, -1), -p, axis=0).ravel()
             self.obs_perm.append(perm)
         self.inv_copies = np.array(INV, np.float32)
+        self.context_offsets = tuple(self.off[name] for name in (
+            "to_act", "active", "decision", "picks_left", "tile_focus", "leader", "payment_currency", "last_unit"))
         self.first_copy = first_copies(COPIES)
-        self.private_scale = np.array(INV + INV + (1 / self.pay_scale,), np.float32)
 
 
 class State(BaseState):
@@ -293,10 +294,11 @@ class State(BaseState):
         self._clear_turn()
         self.decision = ACTION
         self.current_player = self.active
-        self._pub = np.zeros(g.public_size, np.float32)
         self._derive()
-        self._resolve_forced()
         self._rebuild_pub()
+        self._resolve_forced()
+        if g.auto:
+            self._rebuild_pub()  # the forced steps are not marked one by one
 
     def _split_stacks(self) -> list[int]:
         """P7 (A1): stack I, II or III for each tile id."""
@@ -515,6 +517,7 @@ class State(BaseState):
             self._pub[self.game.off["deck_cards"] + k] = self.deck.count(k) * INV[k]
         else:
             self.hidden_pool[k] -= 1
+            self._w_unseen(k)
         if not self.deck and any(self.discard) and self.game.options["reshuffle_timing"] == "on_empty":
             self._reshuffle()
         self._pub[self.game.off["deck_size"]] = len(self.deck) / TOTAL_CARDS
@@ -553,6 +556,7 @@ class State(BaseState):
             self.known[p][k] -= 1
         else:
             self.hidden_pool[k] -= 1
+            self._w_unseen(k)
         self._w_hand(p, k)
 
     # ----------------------------------------------------------------- tiles (P30–P34)
@@ -812,12 +816,23 @@ class State(BaseState):
         self._pub[self.game.off[field] + NUM_KINDS * row + k] = counts[k] * INV[k]
 
     def _w_hand(self, p: int, k: int) -> None:
+        """p's hand size, K_p and U_p (public), and p's private view of kind k and BestPay."""
         o, pub = self.game.off, self._pub
         hand, known = self.hands[p], self.known[p]
         size = sum(hand)
         pub[o["known_cards"] + NUM_KINDS * p + k] = known[k] * INV[k]
         pub[o["hand_size"] + p] = size / TOTAL_CARDS
         pub[o["unknown_cards"] + p] = (size - sum(known)) / 4
+        private = self._private[p]
+        private[k] = hand[k] * INV[k]
+        private[NUM_KINDS + k] = (self.hidden_pool[k] - hand[k] + known[k]) * INV[k]
+        private[2 * NUM_KINDS] = best_pay(hand) / self.game.pay_scale
+
+    def _w_unseen(self, k: int) -> None:
+        """Every seat's count of kind k among the cards it cannot locate (the hidden pool changed)."""
+        pool = self.hidden_pool[k]
+        for private, hand, known in zip(self._private, self.hands, self.known, strict=True):
+            private[NUM_KINDS + k] = (pool - hand[k] + known[k]) * INV[k]
 
     def _w_bidder(self, p: int, on: int) -> None:
         """p's bid value and currency (erased with ``on=0`` before they change)."""
@@ -879,24 +894,25 @@ class State(BaseState):
             if on:  # nothing is open any more
                 self._w_scalars(False)
             return
-        pub, o = self._pub, self.game.off
-        pub[o["to_act"] + self.current_player] = on
-        pub[o["active"] + self.active] = on
-        pub[o["decision"] + self.decision - 1] = on
+        pub, d = self._pub, self.decision
+        to_act, active, decision, picks_left, focus, leader, currency, last = self.game.context_offsets
+        pub[to_act + self.current_player] = on
+        pub[active + self.active] = on
+        pub[decision + d - 1] = on
         for p in self.pickers:
-            pub[o["picks_left"] + p] = on and self.pickers.count(p) / 2
-        if self.decision == PLACE:
-            pub[o["tile_focus"] + self.pending[0]] = on
-        elif self.decision in (RECON_DEST, RECON_PAY):
-            pub[o["tile_focus"] + self.recon_tile] = on
+            pub[picks_left + p] = on and self.pickers.count(p) / 2
+        if d == PLACE:
+            pub[focus + self.pending[0]] = on
+        elif d == RECON_DEST or d == RECON_PAY:
+            pub[focus + self.recon_tile] = on
         if self.in_auction:
-            pub[o["leader"] + self.leader] = on
-        paying = self.decision == PAY or self.decision == BID
+            pub[leader + self.leader] = on
+        paying = d == PAY or d == BID
         if paying:
             if self.pay_currency != UNSET:
-                pub[o["payment_currency"] + self.pay_currency] = on
+                pub[currency + self.pay_currency] = on
             if self.pay_last:
-                pub[o["last_unit"] + self.pay_last - CARD] = on
+                pub[last + self.pay_last - CARD] = on
         if on:
             self._w_scalars(paying)
 
@@ -911,10 +927,12 @@ class State(BaseState):
         pub[o["price"]] = price / g.max_price
 
     def _rebuild_pub(self) -> None:
-        """Write every public cell from the position (after loading or resampling)."""
+        """Write every public cell and every seat's private part from the position (after loading or
+        resampling)."""
         g = self.game
         n = g.num_players
         self._pub = np.zeros(g.public_size, np.float32)
+        self._private = np.zeros((n, g.layout.size - g.public_size), np.float32)
         o, pub = g.off, self._pub
         for t in range(NUM_TILES):
             pub[o["tile_location"] + NUM_LOCATIONS * t + self._public_where(self.where[t])] = 1
@@ -937,18 +955,10 @@ class State(BaseState):
 
     # ----------------------------------------------------------------- observations
     def observation(self, player: int) -> np.ndarray:
-        g = self.game
-        out = np.empty(g.layout.size, np.float32)
-        pub, start, stop = self._pub, g.palace_start, g.public_size
-        out[:start] = pub[g.obs_perm[player]]
+        g, pub = self.game, self._pub
+        start, stop = g.palace_start, g.public_size
         cut = start + player * g.seat_block  # the palace rows from the observer on, then the ones before
-        out[start:stop - cut + start] = pub[cut:stop]
-        out[stop - cut + start:stop] = pub[start:cut]
-        hand = self.hands[player]
-        private = out[stop:]
-        private[:] = hand + self.unseen(player) + [best_pay(hand)]
-        private *= g.private_scale
-        return out
+        return np.concatenate((pub[g.obs_perm[player]], pub[cut:stop], pub[start:cut], self._private[player]))
 
     def unseen(self, player: int) -> list[int]:
         """The cards ``player`` cannot locate, per kind: the others' unknown cards, and the deck until it is
@@ -1108,6 +1118,7 @@ class State(BaseState):
         s.palaces = [[list(palace) for palace in palaces] for palaces in self.palaces]
         s.hidden_pool = list(self.hidden_pool)
         s._pub = self._pub.copy()
+        s._private = self._private.copy()
         return s
 
     def _to_dict(self) -> dict[str, Any]:
