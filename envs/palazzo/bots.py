@@ -20,6 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from envs.core.agents import legal_actions
 from envs.core.game import Game
 
 from .game import (
@@ -121,9 +122,7 @@ class HeuristicAgent:
         self.canonical = game.options["canonical_order"]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = [int(a) for a in np.flatnonzero(action_mask)]
-        if not legal:
-            raise ValueError("HeuristicAgent.act: the action mask has no legal action")
+        legal = legal_actions(action_mask, "HeuristicAgent")
         if len(legal) == 1:
             return legal[0]
         self._read(observation)

@@ -1099,37 +1099,36 @@ class State(BaseState):
         return picture(self)
 
     # ----------------------------------------------------------------- copy and JSON
-    _PLAIN = ("mb", "riders", "deck_known", "active", "turn", "truncated", "first_pick", "price", "pay_value",
-              "pay_target", "pay_last", "step_units", "pay_currency", "in_auction", "high", "leader", "x3_out",
-              "recon_tile", "decision", "current_player")
-    _LISTS = ("member", "where", "supply", "removed", "deck", "discard", "display", "pickers", "selected",
-              "payment", "bid_value", "bid_currency", "passed", "dist_pickers", "pending")
-    _NESTED = ("stacks", "quarries", "hands", "known", "bids")
+    _FIELDS = ("mb", "riders", "deck_known", "active", "turn", "truncated", "first_pick", "price", "pay_value",
+               "pay_target", "pay_last", "step_units", "pay_currency", "in_auction", "high", "leader", "x3_out",
+               "recon_tile", "decision", "current_player", "member", "where", "supply", "removed", "deck",
+               "discard", "display", "pickers", "selected", "payment", "bid_value", "bid_currency", "passed",
+               "dist_pickers", "pending", "stacks", "quarries", "hands", "known", "bids", "palaces")
+    """The position: ints, bools and (nested) lists of ints."""
 
     def clone(self) -> State:
         s = object.__new__(State)
         self._copy_base_into(s)
-        for key in self._PLAIN:
-            setattr(s, key, getattr(self, key))
-        for key in self._LISTS:
-            setattr(s, key, list(getattr(self, key)))
-        for key in self._NESTED:
-            setattr(s, key, [list(x) for x in getattr(self, key)])
-        s.palaces = [[list(palace) for palace in palaces] for palaces in self.palaces]
+        for key, value in self._to_dict().items():
+            setattr(s, key, _copied(value))
         s.hidden_pool = list(self.hidden_pool)
         s._pub = self._pub.copy()
         s._private = self._private.copy()
         return s
 
     def _to_dict(self) -> dict[str, Any]:
-        keys = self._PLAIN + self._LISTS + self._NESTED + ("palaces",)
-        return {key: getattr(self, key) for key in keys}
+        return {key: getattr(self, key) for key in self._FIELDS}
 
     def _load_dict(self, d: dict[str, Any]) -> None:
-        for key in self._PLAIN + self._LISTS + self._NESTED + ("palaces",):
+        for key in self._FIELDS:
             setattr(self, key, d[key])
         self._derive()
         self._rebuild_pub()
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a position field: lists (of lists) copied at every level, ints and bools shared."""
+    return [_copied(x) for x in value] if isinstance(value, list) else value
 
 
 def action_name(a: int) -> str:
