@@ -176,8 +176,8 @@ class Game(BaseGame):
              "placement, removed, in a palace (P68, P69)", 0, 1),
             ("tile_slot", NUM_TILES, "(palace slot + 1) / 48 of a tile in a palace, else 0: maps TILE(id) to its "
              "palace (the identical twins 6/7, 22/23, 38/39 differ only here) (P50, P70b)", 0, 1),
-            ("tile_focus", NUM_TILES, "1 for the tile the decision is about: D8 the tile to place, D10 the tile "
-             "chosen in D9 (P53, P56)", 0, 1),
+            ("tile_focus", NUM_TILES, "1 for the tile the decision is about: D8 the tile to place, D10 and D11 "
+             "the tile chosen in D9 (P53, P56)", 0, 1),
             ("master_builder", NUM_QUARRIES, "quarry of the master builder one-hot (P40)", 0, 1),
             ("stack_items", 3, "items left in stacks I, II, III / 16, 16, 21 (P30)", 0, 1),
             ("riders_drawn", 1, "game-end tiles drawn / 5 (P33)", 0, 1),
