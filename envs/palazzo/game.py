@@ -1128,7 +1128,9 @@ class State(BaseState):
 
 def _copied(value: Any) -> Any:
     """A copy of a position field: lists (of lists) copied at every level, ints and bools shared."""
-    return [_copied(x) for x in value] if isinstance(value, list) else value
+    if not isinstance(value, list):
+        return value
+    return [_copied(x) for x in value] if value and isinstance(value[0], list) else list(value)
 
 
 def action_name(a: int) -> str:
