@@ -279,7 +279,7 @@ class PalazzoChecker:
         assert money_locations(s) == COPIES, "I1: money is not conserved"
         assert s.x3_out == (s.in_auction and not s.passed[s.active]), "I2: X3"
         assert tile_places(s) == [1] * 48, "I3: a tile is not in exactly one place"
-        assert s.selected == [t for t in s.selected if t in s.supply] or s.decision == 8, "I3: selected tiles"
+        assert all(t in s.supply for t in s.selected), "I3: selected tiles stay on the supply until paid"
         riders = s.stacks[2].count(RIDER)
         assert riders + s.riders == 5 and RIDER not in s.stacks[0] + s.stacks[1], "I4: riders"
         assert (s.riders == 5) == (s.is_terminal() and not s.is_truncated()), "I4: game over iff 5 riders"

@@ -635,10 +635,11 @@ class State(BaseState):
                 if self.payment[k]:
                     self._count("discard_pile", self.discard, k, self.payment[k])
                     self._count("payment_cards", self.payment, k, -self.payment[k])
-            for t in self.selected:
+            bought, self.selected = self.selected, []
+            for t in bought:
                 self.supply.remove(t)
             self._close_payment()
-            self._receive(self.selected, p)
+            self._receive(bought, p)
             return
         self.high, self.leader = self.pay_value, p  # P44: DONE makes him the leader
         self._next_bidder(p)
