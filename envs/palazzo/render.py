@@ -187,9 +187,13 @@ def picture(state: State) -> np.ndarray:
     if state.decision in (PAY, BID):
         info.append(f"PAYING V {state.pay_value} / T {state.pay_target}")
     if state.pending:
-        info.append(f"P{state.current_player} PLACES " + " ".join(tile_name(t).upper() for t in state.pending))
+        info.append(f"P{state.current_player} PLACES")
     for i, line in enumerate(info):
         cv.text(x, y + 12 + 12 * i, line)
+    if state.pending:  # the tile asked about first, framed
+        px = x + Canvas.text_width(info[-1]) + 8
+        for i, t in enumerate(state.pending):
+            _tile(cv, px + i * (TILE_W + 6), y + 8 + 12 * (len(info) - 1), t, yellow if i == 0 else None)
     if g.removed_public:
         cv.text(GAP, y + CARD_H + 26, f"REMOVED {len(state.removed)}: "
                 + " ".join(tile_name(t).upper() for t in sorted(state.removed)[:24])
