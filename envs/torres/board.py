@@ -242,6 +242,17 @@ class Board:
             return self.h[a] < len(self.castles[c])
         return self.touch[a] != MANY
 
+    def add_targets(self, knights: list[int]) -> list[int]:
+        """T25 (and T47): empty squares next to one of ``knights`` at a level ≥ their height, ascending."""
+        h, occ = self.h, self.occ
+        out = set()
+        for k in knights:
+            level = h[k]
+            for t in NEIGH[k]:
+                if occ[t] == EMPTY and h[t] <= level:
+                    out.add(t)
+        return sorted(out)
+
     # ----------------------------------------------------------------- knight movement (T27–T29)
     def exits(self, c: int) -> list[tuple[int, int]]:
         """T28(c): (h(x), x) for every square x next to a square of castle c that is taller than x — the

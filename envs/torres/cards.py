@@ -6,7 +6,7 @@ master cards, which only need the knights' squares and the board.
 
 from __future__ import annotations
 
-from .board import NEIGH, Board
+from .board import DIAG, EMPTY, JUMPS, KING, NEIGH, Board
 
 CARD_NAMES = ("jump up two", "block under knight", "extra block", "door climb", "diagonal move", "ap 6", "ap 7",
               "move block", "relocate knight", "jump over")  # T38, ids 0–9
@@ -25,6 +25,28 @@ MAIN_DIAGONALS = frozenset(s for s in range(64) if s // 8 == s % 8 or s // 8 + s
 PER_KNIGHT = (2, 5, 10)  # T64 M1/M2 after phase 1, 2, 3 (the same again as the extra)
 M3_CASTLES, M3_POINTS = (4, 5, 6), (5, 15, 30)
 FINAL_POINTS = {3: 40, 4: 40, 5: 50, 6: 50, 7: 50}  # T64 M4–M8, phase 3 only (ids 0-based)
+
+
+def card_targets(board: Board, card: int, a: int, own: list[int], exact_jump: bool = True) -> list[int]:
+    """D8 (T39–T48): the destinations of ``card`` played from ``a`` (its knight, or the MOVE_BLOCK source) by
+    the player whose knights are ``own``, ascending. Every destination is empty (T39)."""
+    h, occ = board.h, board.occ
+    if card == JUMP_UP_TWO:  # T40
+        top = h[a] + 2
+        return [c for c in NEIGH[a] if occ[c] == EMPTY and (h[c] == top if exact_jump else h[c] <= top)]
+    if card == DOOR_CLIMB:  # T43
+        return sorted(set(board.door_targets(a, climb=True)))
+    if card == DIAGONAL_MOVE:  # T44
+        return [c for c in DIAG[a] if occ[c] == EMPTY and h[c] <= h[a] + 1]
+    if card == RELOCATE_KNIGHT:  # T47: next to another own knight, as if added there
+        return board.add_targets([k for k in own if k != a])
+    if card == JUMP_OVER:  # T48: over a knight, never the king
+        return [c for mid, c in JUMPS[a] if 0 <= occ[mid] < KING and occ[c] == EMPTY and h[c] <= h[a] + 1]
+    if card == EXTRA_BLOCK:  # T42
+        return [t for t in board.block_targets() if occ[t] == EMPTY]
+    if card == MOVE_BLOCK:  # T46
+        return board.move_block_targets(a)
+    raise ValueError(f"card {card} ({CARD_NAMES[card]}) has no destination decision")
 
 
 def _connected(squares: list[int]) -> bool:

@@ -20,21 +20,17 @@ from envs.core.game import Game as BaseGame
 from envs.core.game import State as BaseState
 
 from . import observation as obs
-from .board import DIAG, DIST, EMPTY, JUMPS, KING, NEIGH, NONE, SQUARES, Board, square_name
+from .board import DIST, EMPTY, KING, NONE, SQUARES, Board, square_name
 from .cards import (
     AP_6,
     AP_7,
     BLOCK_UNDER_KNIGHT,
     CARD_NAMES,
-    DIAGONAL_MOVE,
-    DOOR_CLIMB,
     EXTRA_BLOCK,
-    JUMP_OVER,
-    JUMP_UP_TWO,
     MASTER_NAMES,
     MOVE_BLOCK,
     NUM_CARD_TYPES,
-    RELOCATE_KNIGHT,
+    card_targets,
     master_points,
 )
 
@@ -279,7 +275,7 @@ class State(BaseState):
             tunnel = self.game.tunnel
             out += [MOVE_FROM + a for a in own if b.has_move(a, tunnel)]
         if ap >= 2 and self.in_supply[p]:  # T25
-            out += [ADD_KNIGHT + t for t in _add_targets(b, own)]
+            out += [ADD_KNIGHT + t for t in b.add_targets(own)]
         if ap >= 1 and self.turn_stack > 0:  # T30, T31
             out += [PLACE_BLOCK + t for t in b.block_targets() if occ[t] == EMPTY]
         if ap >= 1 and self._can_acquire(p):  # T32
@@ -338,24 +334,7 @@ class State(BaseState):
 
     def _card_targets(self, p: int, card: int, a: int) -> list[int]:
         """D8: destinations of the card from a (its knight or source), ascending."""
-        b = self.board
-        h, occ = b.h, b.occ
-        if card == JUMP_UP_TWO:  # T40
-            top = h[a] + 2
-            if self.game.exact_jump:
-                return [c for c in NEIGH[a] if occ[c] == EMPTY and h[c] == top]
-            return [c for c in NEIGH[a] if occ[c] == EMPTY and h[c] <= top]
-        if card == DOOR_CLIMB:  # T43
-            return sorted(set(b.door_targets(a, climb=True)))
-        if card == DIAGONAL_MOVE:  # T44
-            return [c for c in DIAG[a] if occ[c] == EMPTY and h[c] <= h[a] + 1]
-        if card == RELOCATE_KNIGHT:  # T47: next to another own knight, as if added there
-            return _add_targets(b, [k for k in self.knights[p] if k != a])
-        if card == JUMP_OVER:  # T48: over a knight, never the king
-            return [c for mid, c in JUMPS[a] if 0 <= occ[mid] < KING and occ[c] == EMPTY and h[c] <= h[a] + 1]
-        if card == EXTRA_BLOCK:  # T42
-            return [t for t in b.block_targets() if occ[t] == EMPTY]
-        return b.move_block_targets(a)  # MOVE_BLOCK (T46)
+        return card_targets(self.board, card, a, self.knights[p], self.game.exact_jump)
 
     def _king_squares(self) -> list[int]:
         """T55: empty castle squares of another castle (or of any castle with ``any_castle``)."""
@@ -824,18 +803,6 @@ class State(BaseState):
 def _distinct(stacks: list[int]) -> list[int]:
     """T18: indices of a sorted stack list, only the lowest index among equal sizes."""
     return [k for k in range(len(stacks)) if k == 0 or stacks[k] != stacks[k - 1]]
-
-
-def _add_targets(b: Board, knights: list[int]) -> list[int]:
-    """T25 (and T47): empty squares next to one of ``knights`` at a level ≥ their height, ascending."""
-    h, occ = b.h, b.occ
-    out = set()
-    for k in knights:
-        level = h[k]
-        for t in NEIGH[k]:
-            if occ[t] == EMPTY and h[t] <= level:
-                out.add(t)
-    return sorted(out)
 
 
 def _counts(cards: list[int]) -> list[int]:
