@@ -11,7 +11,6 @@ only: take ``to_json()`` of a real state, rewrite its ``"state"`` dict and load 
 from __future__ import annotations
 
 import json
-from collections import Counter
 from types import SimpleNamespace
 from typing import Any
 
@@ -421,8 +420,8 @@ class Checker:
         self.games = self.turns_seen = self.positions = 0
         self.board_key: tuple | None = None
         self.castle_count = 0
-        self.copies = Counter({t: 4 for t in range(game.card_types)}) if game.common else \
-            Counter({t: 1 for t in range(game.card_types)})
+        m = game.card_types  # per type: 4 in all (common), 1 per colour; none of the types left out (T38)
+        self.copies = [4 if game.common else 1] * m + [0] * (10 - m)
 
     def position(self, s: State) -> None:
         n, o = self.n, self.game.options
@@ -499,24 +498,20 @@ class Checker:
         return groups
 
     def _cards(self, s: State) -> None:
-        g, n = self.game, self.n
-        m = g.card_types
-        for p in range(n):
-            assert not any(s.hands[p][m:]) and not any(s.played[p][m:]), "I9: a type ≥ card_types"
-            assert all(0 <= f <= k for f, k in zip(s.fresh[p], s.hands[p], strict=True)), "I9: fresh cards"
+        """I9: every card in exactly one place, one of each type per colour outside the common deck."""
+        g = self.game
+        fresh, hands = [x for row in s.fresh for x in row], [x for row in s.hands for x in row]
+        assert all(f <= k for f, k in zip(fresh, hands, strict=True)), "I9: more fresh cards than cards"
         if g.common:
-            total = Counter(s.decks[0])
-            for p in range(n):
-                for t in range(m):
-                    total[t] += s.hands[p][t] + s.played[p][t]
+            total = list(map(sum, zip(*s.hands, *s.played, strict=True)))
+            for t in s.decks[0]:
+                total[t] += 1
             assert total == self.copies, f"I9: common cards {total}"
             return
-        for p in range(n):
-            own = Counter(s.decks[p]) if g.personal else Counter()
-            if p == s.current_player:
-                own.update(s.looked)
-            for t in range(m):
-                own[t] += s.hands[p][t] + s.played[p][t]
+        for p in range(self.n):
+            own = list(map(sum, zip(s.hands[p], s.played[p], strict=True)))
+            for t in (s.decks[p] if g.personal else []) + (s.looked if p == s.current_player else []):
+                own[t] += 1
             assert own == self.copies, f"I9: cards of seat {p}: {own}"
 
     def _turns_left(self, s: State, p: int) -> int:

@@ -150,14 +150,17 @@ def build_layouts(game: Game) -> None:
         return np.arange(field.start, field.stop)
 
     game.obs_index = [np.concatenate([indices(f.name, p) for f in game.layout]) for p in range(n)]
-    state_spec = []
+    state_spec, sources = [], []
     for name, shape, meaning, low, high in spec:
         if name in ("my_deck", "unseen", "looked_count"):
             continue  # derived from the fields below
+        source = name
         if name in PRIVATE:
             shape, meaning = (n, *shapes[name]), meaning.replace("my ", "each seat's ").replace("I am", "the seat is")
+            name = {"hand": "hands"}.get(name, name)
         state_spec.append((name, shape, meaning.replace("(active player only, T18)", "(T18)"), low, high))
-    game.state_index = np.concatenate([indices(name, None) for name, *_ in state_spec])
+        sources.append(source)
+    game.state_index = np.concatenate([indices(source, None) for source in sources])
     if common:
         state_spec.append(("deck_order", (4 * m, NUM_CARD_TYPES), "common deck from the top: card type one-hot per "
                            "position (hidden information, T67)", 0, 1))
