@@ -16,10 +16,12 @@ import envs
 from envs.core.game import State as BaseState
 from envs.torres import Game, State, env, raw_env
 from tests.contract import (
+    _check_env_state,  # the env half of check_global_state, for the master version
     assert_matches_golden,
     check_bad_input,
     check_determinism,
     check_env_api,
+    check_global_state,
     check_random_play,
     check_registry,
     golden_playthrough,
@@ -165,6 +167,32 @@ def test_T65_observation_fields_and_seat_rotation():
     state.apply_action(state.string_to_action("move from (2,0)"))
     f = layout.unpack(state.observation(0))
     assert f["selected"][2, 0] == 1 and f["decision"].argmax() == DECISIONS.index("D4a")
+
+
+@pytest.mark.parametrize("options", [{}, {"num_players": 3, "action_deck": "personal", "auto_resolve_forced": True},
+                                     {"num_players": 4, "card_types": 8}], ids=["2p", "3p_personal", "4p_8_types"])
+def test_global_state_contract(options):
+    """The generic checks; every resample that moves hidden cards moves the global state (nothing hidden is
+    missing from it)."""
+    stats = check_global_state(Game(**options), episodes=2, seed=5, deep_every=15)
+    assert stats.positions > 300 and stats.hidden_changed == stats.resamples_moved > 0
+
+
+def test_global_state_of_the_master_version_where_nothing_is_hidden():
+    """``check_global_state`` needs a resample that changes something; the master version has none (T68a):
+    resampling leaves the position and the global state, and the env's ``state()`` checks still hold."""
+    game = Game(num_players=3, action_deck="master")
+    state = game.new_initial_state(1)
+    rng = np.random.default_rng(1)
+    while not state.is_terminal():
+        vector = state.global_state()
+        sample = state.sample_hidden(state.current_player, rng)
+        assert json.loads(sample.to_json())["state"] == json.loads(state.to_json())["state"]
+        assert np.array_equal(sample.global_state(), vector)
+        random_playout(state, rng, 1)
+    low, high = game.state_layout.bounds()
+    for wrapped in (True, False):  # the env half of check_global_state
+        _check_env_state(envs.make("torres", wrapped=wrapped, **game.options), 1, 3, low, high)
 
 
 def test_global_state_is_the_whole_position_in_table_order():
@@ -338,6 +366,7 @@ def test_doc_has_the_generated_tables_and_every_observation_size():
     assert Game().layout.to_markdown() in doc and Game().state_layout.to_markdown() in doc
     for n in (2, 3, 4):
         assert f"{Game(num_players=n).layout.size} ({n} players)" in doc
+        assert f"{Game(num_players=n).state_layout.size} ({n} players)" in doc
 
 
 def test_env_docstring_has_the_action_and_observation_tables():

@@ -747,6 +747,13 @@ class State(BaseState):
     def action_to_string(self, action: int) -> str:
         return action_name(action)
 
+    def string_to_action(self, text: str) -> int:
+        """Inverse of ``action_to_string`` (case and spacing ignored)."""
+        action = ACTION_IDS.get(" ".join(text.lower().split()))
+        if action is None:
+            raise ValueError(f"Torres: no action is called {text!r}")
+        return action
+
     def render_text(self, viewer: int | None = None) -> str:
         from .render import text_table
 
@@ -838,4 +845,5 @@ def action_name(a: int) -> str:
     raise AssertionError(a)
 
 
+ACTION_IDS = {action_name(a): a for a in range(NUM_ACTIONS)}
 Game.state_class = State
