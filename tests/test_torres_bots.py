@@ -7,34 +7,16 @@ import numpy as np
 import pytest
 
 import envs
-from envs.core.agents import RandomAgent, builtin_agent
+from envs.core.agents import builtin_agent
 from envs.torres import Game, HeuristicAgent
+from tests.contract import bot_against_random
 from tests.torres_helpers import MOVE_FROM, PLACE_BLOCK, SELECT, build, sq
-
-
-def tournament(game: Game, games: int, seed: int) -> tuple[float, float]:
-    """The heuristic in each seat in turn against random players: its share of first places (ties split)
-    and its mean score minus the others' mean score."""
-    n = game.num_players
-    wins = margin = 0.0
-    for i in range(games):
-        seat = i % n
-        agents = [HeuristicAgent(game, seed + i) if p == seat else RandomAgent(game, seed + 100 * i + p)
-                  for p in range(n)]
-        state = game.new_initial_state(seed + i)
-        while not state.is_terminal():
-            p = state.current_player
-            state.apply_action(agents[p].act(state.observation(p), state.action_mask()))
-        scores, winners = state.scores(), state.winners()
-        wins += (seat in winners) / len(winners)
-        margin += scores[seat] - (sum(scores) - scores[seat]) / (n - 1)
-    return wins / games, margin / games
 
 
 @pytest.mark.parametrize(("n", "games", "min_share"), [(2, 8, 0.85), (3, 6, 0.8), (4, 8, 0.75)])
 def test_heuristic_beats_random_players(n, games, min_share):
     """Random players win a 1/n share; the heuristic won every one of 36 games per count when measured."""
-    share, margin = tournament(Game(num_players=n), games, seed=n)
+    share, margin = bot_against_random(Game(num_players=n), HeuristicAgent, games, seed=n)
     assert share >= min_share and margin > 40, (share, margin)
 
 
@@ -44,7 +26,7 @@ def test_heuristic_beats_random_players(n, games, min_share):
     {"num_players": 4, "card_types": 8, "king_move_scope": "any_castle", "phase_start": "king_mover"}])
 def test_heuristic_is_legal_and_still_wins_under_other_options(options):
     game = Game(**options)
-    share, margin = tournament(game, game.num_players, seed=9)
+    share, margin = bot_against_random(game, HeuristicAgent, game.num_players, seed=9)
     assert share >= 0.6 and margin > 0
 
 
