@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import envs
-from envs.core.agents import builtin_agent
+from envs.core.agents import RandomAgent, builtin_agent
+from envs.core.match import play_game
 from envs.torres import Game, HeuristicAgent
 from tests.contract import bot_against_random
 from tests.torres_helpers import MOVE_FROM, PLACE_BLOCK, SELECT, build, sq
@@ -65,10 +66,7 @@ def test_heuristic_builds_where_its_knight_scores():
 
 
 def test_heuristic_plays_through_the_env():
-    e = envs.make("torres", num_players=2)
-    e.reset(seed=0)
-    agents = {a: HeuristicAgent(e.unwrapped.game, 0) for a in e.possible_agents}
-    for agent in e.agent_iter():
-        obs, _, terminated, truncated, info = e.last()
-        e.step(None if terminated or truncated else agents[agent].act(obs["observation"], obs["action_mask"]))
-    assert len(info["scores"]) == 2 and info["winners"]
+    e = envs.make("torres", num_players=3)
+    game = e.unwrapped.game
+    returns, scores = play_game(e, [HeuristicAgent(game), RandomAgent(game, 1), HeuristicAgent(game)], seed=0)
+    assert len(scores) == 3 and returns.sum() == pytest.approx(0) and max(scores) in (scores[0], scores[2])
