@@ -691,24 +691,25 @@ class State(BaseState):
         return {"scores": self.scores(), "winners": self.winners(), "scorings": self.score_log}
 
     # ----------------------------------------------------------------- information (T65–T68a)
-    def observation(self, player: int) -> np.ndarray:
+    def _vector(self) -> np.ndarray:
+        """The seat-absolute observation vector, its stale parts rewritten first."""
         if self._dirty or self._stale_seats or self._stale_rows or self._stale_squares or self._stale_cards:
             obs.refresh(self)
-        return self._x[self.game.obs_index[player]]
+        return self._x
+
+    def observation(self, player: int) -> np.ndarray:
+        return self._vector()[self.game.obs_index[player]]
 
     def global_state(self) -> np.ndarray:
-        if self._dirty or self._stale_seats or self._stale_rows or self._stale_squares or self._stale_cards:
-            obs.refresh(self)
         g = self.game
         out = np.zeros(g.state_layout.size, np.float32)
         k = len(g.state_index)
-        out[:k] = self._x[g.state_index]
-        if self.decks:
-            width = len(self.decks[0]) if g.common else g.card_types
-            for i, deck in enumerate(self.decks):  # from the top: the last element first
-                base = k + i * width * NUM_CARD_TYPES
-                for j, t in enumerate(reversed(deck)):
-                    out[base + j * NUM_CARD_TYPES + t] = 1
+        out[:k] = self._vector()[g.state_index]
+        positions = 4 * g.card_types if g.common else g.card_types  # per deck (T8)
+        for i, deck in enumerate(self.decks):  # deck_order: each deck from the top (its last element)
+            base = k + i * positions * NUM_CARD_TYPES
+            for j, t in enumerate(reversed(deck)):
+                out[base + j * NUM_CARD_TYPES + t] = 1
         return out
 
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
