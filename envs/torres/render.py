@@ -138,9 +138,10 @@ def picture(state: State) -> np.ndarray:
             cv.card(x + 16, y + 18, 34, 34, GOLD, "K")
         elif occ != EMPTY:
             cv.card(x + 16, y + 18, 34, 34, SEAT_RGB[occ], SEAT_LETTERS[occ], text_colour=(255, 255, 255))
-        if s == state.selected:
-            cv.rect(x + 1, y + 1, CELL - 2, CELL - 2, None, border=(255, 255, 255), border_width=3)
     _walls(cv, state, home)
+    if state.selected >= 0:  # over the walls, so that it shows on a castle's edge too
+        r, c = divmod(state.selected, SIZE)
+        cv.rect(MARGIN + c * CELL, MARGIN + r * CELL, CELL, CELL, None, border=(255, 255, 255), border_width=4)
     for i in range(SIZE):  # coordinates
         cv.text(MARGIN + i * CELL + CELL // 2 - 2, MARGIN - 12, str(i), (200, 200, 200))
         cv.text(MARGIN - 12, MARGIN + i * CELL + CELL // 2 - 3, str(i), (200, 200, 200))
