@@ -409,13 +409,15 @@ class Checker:
     """I1–I15. ``position`` looks at one state (also every ``sample_hidden`` result); ``transition`` follows
     one game action by action (I4's castle count, I5, I8, I9's per-turn limits, I10, I13, I14). With
     ``masks=True`` every mask is compared with :func:`expected_legal`; every ``obs_every``-th position the
-    incrementally kept observation vector is compared with one rebuilt from scratch."""
+    incrementally kept observation vector is compared with one rebuilt from scratch, and every
+    ``apply_every``-th position every legal action is applied to a clone (I11)."""
 
-    def __init__(self, game: Game, masks: bool = False, obs_every: int = 5):
+    def __init__(self, game: Game, masks: bool = False, obs_every: int = 5, apply_every: int = 100):
         self.game = game
         self.n = game.num_players
         self.masks = masks
         self.obs_every = obs_every
+        self.apply_every = apply_every
         self.live: State | None = None
         self.games = self.turns_seen = self.positions = 0
         self.board_key: tuple | None = None
@@ -471,6 +473,9 @@ class Checker:
         if self.masks:
             expected = expected_legal(s)
             assert legal == expected, f"mask of {s.phase}: {legal} != reference {expected}\n{s.render_text()}"
+        if self.apply_every and self.positions % self.apply_every == 0:
+            for a in legal:
+                s.clone().apply_action(a)  # I11: raises if a legal id does not apply
         decision = s.phase.split()[0]
         if o["auto_resolve_forced"] and decision in ("D1", "D2", "D3", "D3a", "D4a", "D7", "D8", "D9", "D11", "D12"):
             assert len(legal) >= 2, f"I15: a forced {s.phase} was exposed"
