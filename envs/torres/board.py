@@ -3,10 +3,11 @@
 Squares are indices ``i = 8r + c`` (T1). The neighbour tables are built once at import. A :class:`Board`
 holds three 64-entry lists — block heights, castle ids and occupants — and keeps the castles incrementally:
 every square knows its castle id (T2), every castle its squares, and every square which castles touch it
-orthogonally (``touch``: none, exactly one id, or several), and whether T31 allows a block there
-(``allowed``, pieces ignored). Placing or removing a block updates these for the square, its neighbours
-and, when an area changes, that castle's squares, so the T31 question never scans the board; the T28 door
-exits are cached per castle and dropped when that castle changes (pieces moving never touch either).
+orthogonally (``touch``: none, exactly one id, or several), whether T31 allows a block there
+(``allowed``, pieces ignored) and whether it also holds no piece (``free``). Placing or removing a block
+updates these for the square, its neighbours and, when an area changes, that castle's squares; a piece
+arriving or leaving updates its square. So the T31 question never scans the board; the T28 door exits
+are cached per castle and dropped when that castle changes (pieces moving never touch them).
 """
 
 from __future__ import annotations
@@ -52,11 +53,11 @@ class Board:
     """Heights, castles and occupants of the 64 squares (T2, T4), with the rules' geometric questions.
 
     ``h``, ``cid`` and ``occ`` are read directly by the engine's hot paths; change blocks only through
-    :meth:`add_block` / :meth:`remove_block` (they keep the castles, ``touch`` and the caches right) and
-    pieces by writing ``occ``.
+    :meth:`add_block` / :meth:`remove_block` and pieces through :meth:`set_occupant`, which keep the
+    castles, ``touch``, ``allowed``, ``free`` and the caches right.
     """
 
-    __slots__ = ("h", "cid", "occ", "castles", "touch", "allowed", "next_id", "_targets", "_exits")
+    __slots__ = ("h", "cid", "occ", "castles", "touch", "allowed", "free", "next_id", "_targets", "_exits")
 
     def __init__(self) -> None:
         self.h = [0] * SQUARES
@@ -65,6 +66,7 @@ class Board:
         self.castles: list[list[int] | None] = [None] * MAX_CASTLES  # id -> its squares, None if none
         self.touch = [NONE] * SQUARES
         self.allowed = [False] * SQUARES  # T31 without the pieces: raise within the area, or extend
+        self.free = [False] * SQUARES  # T31: allowed, and no piece on the square
         self.next_id = 0  # T2: the smallest id never used
         self._targets: list[int] | None = None
         self._exits: dict[int, list[tuple[int, int]]] = {}
@@ -89,7 +91,7 @@ class Board:
     def copy(self) -> Board:
         b = object.__new__(Board)
         b.h, b.cid, b.occ, b.touch = list(self.h), list(self.cid), list(self.occ), list(self.touch)
-        b.allowed = list(self.allowed)
+        b.allowed, b.free = list(self.allowed), list(self.free)
         b.castles = [None if sq is None else list(sq) for sq in self.castles]
         b.next_id = self.next_id
         b._targets = self._targets  # replaced, never mutated
@@ -155,11 +157,19 @@ class Board:
         self._exits.pop(c, None)
 
     def _recheck(self, squares) -> None:
-        """Recompute ``allowed`` (T31 without the pieces) on ``squares``."""
-        h, cid, touch, castles, allowed = self.h, self.cid, self.touch, self.castles, self.allowed
+        """Recompute ``allowed`` and ``free`` (T31) on ``squares``."""
+        h, cid, touch, castles, allowed, free, occ = (self.h, self.cid, self.touch, self.castles, self.allowed,
+                                                      self.free, self.occ)
         for s in squares:
             c = cid[s]
-            allowed[s] = h[s] < len(castles[c]) if c >= 0 else touch[s] >= 0
+            allowed[s] = ok = h[s] < len(castles[c]) if c >= 0 else touch[s] >= 0
+            free[s] = ok and occ[s] == EMPTY
+
+    def set_occupant(self, s: int, occupant: int) -> None:
+        """A piece (a seat's knight, or KING) arrives on s, or ``EMPTY``: the piece on s leaves."""
+        self.occ[s] = occupant
+        self.free[s] = self.allowed[s] and occupant == EMPTY
+        self._targets = None
 
     def _retouch(self, s: int) -> None:
         self._retouch_one(s)
@@ -194,10 +204,10 @@ class Board:
 
     # ----------------------------------------------------------------- blocks (T31)
     def block_targets(self) -> list[int]:
-        """Squares where T31 allows a block, ignoring pieces: a castle square below its castle's area
-        (raise), or a ground square touching exactly one castle (extend). Ascending; cached."""
+        """T31: the empty squares where a block may go — a castle square below its castle's area (raise),
+        or a ground square touching exactly one castle (extend). Ascending; cached."""
         if self._targets is None:
-            self._targets = list(compress(range(SQUARES), self.allowed))
+            self._targets = list(compress(range(SQUARES), self.free))
         return self._targets
 
     def move_block_targets(self, s: int) -> list[int]:

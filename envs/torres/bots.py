@@ -173,13 +173,14 @@ class HeuristicAgent:
 
     def _after_move(self, v: View, a: int, c: int) -> float:
         """Value with my knight moved from a to c (done and undone in place)."""
-        occ = v.board.occ
-        mine = v.knights[0]
-        occ[a], occ[c] = EMPTY, 0
+        board, mine = v.board, v.knights[0]
+        board.set_occupant(a, EMPTY)
+        board.set_occupant(c, 0)
         mine[mine.index(a)] = c
-        value = self._value(v, v.board, v.knights)
+        value = self._value(v, board, v.knights)
         mine[mine.index(c)] = a
-        occ[a], occ[c] = 0, EMPTY
+        board.set_occupant(c, EMPTY)
+        board.set_occupant(a, 0)
         return value
 
     def _after_block(self, v: View, t: int) -> float:
@@ -229,9 +230,9 @@ class HeuristicAgent:
                 gain = max(self._after_move(v, a, c) for c in v.board.move_targets(a, tunnel)) - base
             elif a < PLACE_BLOCK:
                 v.knights[0].append(a - ADD_KNIGHT)
-                v.board.occ[a - ADD_KNIGHT] = 0
+                v.board.set_occupant(a - ADD_KNIGHT, 0)
                 gain = (self._value(v, v.board, v.knights) - base) / 2
-                v.board.occ[a - ADD_KNIGHT] = EMPTY
+                v.board.set_occupant(a - ADD_KNIGHT, EMPTY)
                 v.knights[0].pop()
             elif a < SELECT:
                 gain = self._after_block(v, a - PLACE_BLOCK) - base

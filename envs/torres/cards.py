@@ -43,7 +43,7 @@ def card_targets(board: Board, card: int, a: int, own: list[int], exact_jump: bo
     if card == JUMP_OVER:  # T48: over a knight, never the king
         return [c for mid, c in JUMPS[a] if 0 <= occ[mid] < KING and occ[c] == EMPTY and h[c] <= h[a] + 1]
     if card == EXTRA_BLOCK:  # T42
-        return [t for t in board.block_targets() if occ[t] == EMPTY]
+        return list(board.block_targets())
     if card == MOVE_BLOCK:  # T46
         return board.move_block_targets(a)
     raise ValueError(f"card {card} ({CARD_NAMES[card]}) has no destination decision")

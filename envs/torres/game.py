@@ -268,7 +268,6 @@ class State(BaseState):
     def _action_menu(self, p: int) -> list[int]:
         """D4 (T24): every action of the action phase that is legal now."""
         b, ap = self.board, self.ap
-        occ = b.occ
         own = self.knights[p]
         out = []
         if ap >= 1:  # T26: only knights with a destination
@@ -277,7 +276,7 @@ class State(BaseState):
         if ap >= 2 and self.in_supply[p]:  # T25
             out += [ADD_KNIGHT + t for t in b.add_targets(own)]
         if ap >= 1 and self.turn_stack > 0:  # T30, T31
-            out += [PLACE_BLOCK + t for t in b.block_targets() if occ[t] == EMPTY]
+            out += map(PLACE_BLOCK.__add__, b.block_targets())
         if ap >= 1 and self._can_acquire(p):  # T32
             out.append(ACQUIRE)
         if not self.card_played:  # T34
@@ -301,8 +300,7 @@ class State(BaseState):
             return True
         b = self.board
         if card == EXTRA_BLOCK:
-            occ = b.occ
-            return self.supply > 0 and any(occ[t] == EMPTY for t in b.block_targets())
+            return self.supply > 0 and bool(b.block_targets())
         if card == BLOCK_UNDER_KNIGHT:
             return (self.turn_stack > 0 or bool(self.stacks[p])) and any(map(b.under_knight_ok, self.knights[p]))
         if card == MOVE_BLOCK:
@@ -423,9 +421,9 @@ class State(BaseState):
             self._spread_leftovers()
         elif d == KING_MOVE:  # T55
             if a != PASS:
-                self.board.occ[self.king] = EMPTY
+                self.board.set_occupant(self.king, EMPTY)
                 self.king = a - SELECT
-                self.board.occ[self.king] = KING
+                self.board.set_occupant(self.king, KING)
                 self._dirty |= obs.KING
             self._start_phase(self.phase_no + 1)
         elif d == SETUP_BLOCK:  # T60
@@ -447,20 +445,21 @@ class State(BaseState):
                 self.current_player = p + 1
         else:  # SETUP_KING (T9), then T10
             self.king = a - SELECT
-            self.board.occ[self.king] = KING
+            self.board.set_occupant(self.king, KING)
             self._dirty |= obs.KING
             self._start_phase(1)
 
     def _act(self, p: int, a: int) -> None:
         """D4 (T24–T36)."""
-        if a >= ADD_KNIGHT:
-            self._stale_seats |= 1 << p  # everything but MOVE_FROM changes the seat's own facts
+        if a >= SELECT:  # ACQUIRE, PLAY_CARD, SCORE_STEP, END_TURN change the seat's own facts
+            self._stale_seats |= 1 << p
         if a < ADD_KNIGHT:  # T26: the destination follows in D4a
             self.selected = a
             self.decision = MOVE_TO
         elif a < PLACE_BLOCK:  # T25
             self.ap -= 2
             self.in_supply[p] -= 1
+            self._stale_seats |= 1 << p
             self._put_knight(p, a - ADD_KNIGHT)
         elif a < SELECT:  # T30
             self.ap -= 1
@@ -534,16 +533,15 @@ class State(BaseState):
     def _put_knight(self, p: int, t: int) -> None:
         self.knights[p].append(t)
         self.knights[p].sort()
-        self.board.occ[t] = p
+        self.board.set_occupant(t, p)
         self._stale_rows |= 1 << p
 
     def _move_knight(self, p: int, a: int, c: int) -> None:
         squares = self.knights[p]
         squares[squares.index(a)] = c
         squares.sort()
-        occ = self.board.occ
-        occ[a] = EMPTY
-        occ[c] = p
+        self.board.set_occupant(a, EMPTY)
+        self.board.set_occupant(c, p)
         self._stale_rows |= 1 << p
 
     # ----------------------------------------------------------------- turns, rounds, phases (T11–T21)

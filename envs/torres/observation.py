@@ -39,13 +39,13 @@ H_SCALE, AREA_SCALE, SCORE_SCALE = 8, 16, 100
 
 BOARD_FIELDS = ("height", "castle_id", "castle_area", "castle_exists", "castle_size", "castle_height")
 PIECE_FIELDS = ("king", "king_castle", "knights", "best_level")
-CONTEXT_FIELDS = ("supply", "common_deck", "master_card", "phase", "round", "ap", "card_played", "acquired",
-                  "decision", "card", "selected", "leftover", "looked_count", "to_act", "round_start",
+CONTEXT_FIELDS = ("supply", "common_deck", "master_card", "phase", "round", "ap", "turn_stack", "card_played",
+                  "acquired", "decision", "card", "selected", "leftover", "looked_count", "to_act", "round_start",
                   "phase_start")
-SEAT_PUBLIC = (("score", 1), ("knights_in_supply", 1), ("stacks", 4), ("turn_stack", 1), ("hand_size", 1),
-               ("deck_size", 1), ("played", NUM_CARD_TYPES))
-SEAT_FACTS = 9
-"""The seat block's first 9 values (score … deck_size) change often and are rewritten alone; the card
+SEAT_PUBLIC = (("score", 1), ("knights_in_supply", 1), ("stacks", 4), ("hand_size", 1), ("deck_size", 1),
+               ("played", NUM_CARD_TYPES))
+SEAT_FACTS = 8
+"""The seat block's first 8 values (score … deck_size) change often and are rewritten alone; the card
 fields after them (played, then the private ones) only when the seat's cards change."""
 SEAT_PRIVATE = (("hand", NUM_CARD_TYPES), ("fresh", NUM_CARD_TYPES), ("looked_at", NUM_CARD_TYPES),
                 ("my_deck", NUM_CARD_TYPES), ("unseen", NUM_CARD_TYPES))
@@ -95,7 +95,6 @@ def build_layouts(game: Game) -> None:
         ("score", n, "score / 100 (T54)", 0, max_score(n) / SCORE_SCALE),
         ("knights_in_supply", n, "knights not yet on the board / 6 (T3)", 0, 1),
         ("stacks", (n, 4), "stack list, largest first: blocks / 3 (T17)", 0, 1),
-        ("turn_stack", n, "blocks on the turn's stack / 3 (active player only, T18)", 0, 1),
         ("hand_size", n, "action cards in hand / 10 (T65)", 0, total_cards / 10),
         ("deck_size", n, "cards in the personal deck / 10 (`personal` only, T65)", 0, 1),
         ("played", (n, NUM_CARD_TYPES), "action cards played, by type (T49)", 0, copies),
@@ -108,6 +107,7 @@ def build_layouts(game: Game) -> None:
         ("phase", 3, "phase 1–3 one-hot; all 0 during setup (T11)", 0, 1),
         ("round", 4, "round of the phase one-hot; all 0 during setup (T11)", 0, 1),
         ("ap", 1, "action points left / 7 (T22)", 0, 1),
+        ("turn_stack", 1, "blocks on the active player's turn's stack / 3; 0 without one (T18)", 0, 1),
         ("card_played", 1, "1 once a card was played this turn (T34)", 0, 1),
         ("acquired", 1, "cards acquired this turn / 2 (T32)", 0, 1),
         ("decision", NUM_DECISIONS, "pending decision one-hot: D1, D2, D3, D3a, D4, D4a, D5, D6, D7, D8, D9, D11, "
@@ -158,7 +158,7 @@ def build_layouts(game: Game) -> None:
         if name in PRIVATE:
             shape, meaning = (n, *shapes[name]), meaning.replace("my ", "each seat's ").replace("I am", "the seat is")
             name = {"hand": "hands"}.get(name, name)
-        state_spec.append((name, shape, meaning.replace("(active player only, T18)", "(T18)"), low, high))
+        state_spec.append((name, shape, meaning, low, high))
         sources.append(source)
     game.state_index = np.concatenate([indices(source, None) for source in sources])
     if common:
@@ -265,8 +265,8 @@ def _write_row(state: State, p: int) -> None:
 
 def _write_context(state: State) -> None:
     g, x = state.game, state._x
-    (supply, common_deck, master_card, phase, round_, ap, card_played, acquired, decision, card, selected,
-     leftover, looked_count, to_act, round_start, phase_start) = g.context_offsets
+    (supply, common_deck, master_card, phase, round_, ap, turn_stack, card_played, acquired, decision, card,
+     selected, leftover, looked_count, to_act, round_start, phase_start) = g.context_offsets
     start, stop = g.region["context"]
     x[start:stop] = 0
     x[supply] = state.supply / TOTAL_BLOCKS
@@ -280,6 +280,8 @@ def _write_context(state: State) -> None:
         x[round_start + state.round_start] = 1
         x[phase_start + state.phase_start] = 1
     x[ap] = state.ap / MAX_AP
+    if state.turn_stack > 0:
+        x[turn_stack] = state.turn_stack / 3
     x[card_played] = state.card_played
     x[acquired] = state.acquired / 2
     if state.current_player >= 0:
@@ -294,16 +296,13 @@ def _write_context(state: State) -> None:
 
 
 def _write_facts(state: State, p: int) -> None:
-    """The first values of seat p's block: score, knights in supply, stacks, turn's stack, hand and deck
-    sizes."""
+    """The first values of seat p's block: score, knights in supply, stacks, hand and deck sizes."""
     g = state.game
     stacks = [size / 3 for size in state.stacks[p]]
-    turn_stack = state.turn_stack / 3 if p == state.current_player and state.turn_stack > 0 else 0
     own_deck = len(state.decks[p]) if g.personal else 0
     base = g.off["seats"] + SEAT_SIZE * p
     state._x[base:base + SEAT_FACTS] = [state.score[p] / SCORE_SCALE, state.in_supply[p] / 6, *stacks,
-                                        *[0] * (4 - len(stacks)), turn_stack, sum(state.hands[p]) / 10,
-                                        own_deck / 10]
+                                        *[0] * (4 - len(stacks)), sum(state.hands[p]) / 10, own_deck / 10]
 
 
 def _write_cards(state: State, p: int) -> None:
