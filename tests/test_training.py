@@ -17,6 +17,7 @@ import envs
 import training.agents
 from envs.core.agents import RandomAgent
 from envs.core.match import play_game
+from tests.policy_helpers import seeded_torch_policy
 from training import train
 from training.agents import PolicyAgent, checkpoint_meta, export_policy, limit_torch_threads, load_agent, load_policy
 from training.config import load_config
@@ -146,8 +147,9 @@ def test_warm_start_imitates_the_teacher():
     assert len(data["actions"]) == len(data["obs"]) == len(data["rewards"]) > 10 * 80
     assert data["masks"][np.arange(len(data["actions"])), data["actions"]].all()
     assert set(np.abs(data["rewards"]).round(6)) != {1.0}  # the margin shaping is in the targets
-    env = SingleSeatEnv("lost_cities")
-    policy = MaskableActorCriticPolicy(env.observation_space, env.action_space, lambda _: 0.0, net_arch=[64])
+    # Seeded: torch's global generator starts from a different seed in every process, and an unseeded
+    # initialisation that happens to favour a frequent action (draw from the deck) already agrees 35-40%.
+    policy = seeded_torch_policy(envs.make("lost_cities", wrapped=False).game, seed=0, pi=[64], vf=[64])
     before = imitate(policy, data, epochs=0, batch_size=128, learning_rate=3e-3, vf_coef=0.5, seed=0)
     after = imitate(policy, data, epochs=10, batch_size=128, learning_rate=3e-3, vf_coef=0.5, seed=0)
     assert after["agreement"] > max(0.5, before["agreement"] + 0.3)
