@@ -297,8 +297,9 @@ class Trainer:
                 model.learn(max(0, c.total_timesteps - start), callback=loop, tb_log_name="ppo",
                             reset_num_timesteps=resumed is None)
             stopped = loop.stop_reason
-            # An interrupted rollout was never learned from: save the state of its start instead.
-            step, rng = (loop.boundary if stopped else (model.num_timesteps, rng_state()))
+            # An interrupted rollout was never learned from: save the state of its start instead (or of
+            # the start of training, if the signal came before the first rollout).
+            step, rng = (loop.boundary if stopped and loop.boundary else (model.num_timesteps, rng_state()))
             done, final = stopped in (None, "max_minutes"), []
             if done:
                 say(f"final evaluation: {c.eval.final_games} games per opponent ...", None)
