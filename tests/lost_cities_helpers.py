@@ -178,7 +178,8 @@ def expected_observation(state: State, player: int, d: dict[str, Any] | None = N
     game = state.game
     C, K = game.n_colours, game.num_kinds
     rounds, cap = game.options["rounds"], game.options["max_turns_per_round"]
-    cap = 7 * (12 * C - 2 * HAND) if cap == "auto" else cap  # L29
+    initial = 12 * C - 2 * HAND  # the initial draw pile (L6)
+    cap = 7 * initial if cap == "auto" else cap  # L29
     me, opp = player, 1 - player
 
     def count(zone: list[int]) -> np.ndarray:
@@ -205,15 +206,16 @@ def expected_observation(state: State, player: int, d: dict[str, Any] | None = N
         "opp_known": known_opp,
         "unseen": count(d["deck"]) + count(d["hands"][opp]) - known_opp,  # L32
         "discard_order": order,
-        "draw_pile": np.array([len(d["deck"]) / (12 * C - 2 * HAND)], np.float32),
+        "draw_pile": np.array([len(d["deck"]) / initial], np.float32),
         "hand_sizes": np.array([len(d["hands"][me]) / HAND, len(d["hands"][opp]) / HAND], np.float32),
         "to_move": np.array([d["current_player"] == me], np.float32),
         "step": step,
         "forbidden": forbidden,
         "match": np.array([min(d["round"], rounds) / rounds, d["extra_rounds"] / 5, 1 / rounds,
-                           d["starter"] == me, 0 if cap is None else d["turn"] / cap, cap is not None],
-                          np.float32),
-        "turn": np.array([d["turn"] / (12 * C - 2 * HAND)], np.float32),
+                           d["starter"] == me], np.float32),
+        "cap_progress": np.array([0 if cap is None else d["turn"] / cap], np.float32),
+        "turn_cap": np.array([0 if cap is None else 7 * initial / cap], np.float32),  # 1 for the default cap
+        "turn": np.array([d["turn"] / (initial if cap else d["turn"] + initial)], np.float32),
         "scores": np.array([d["cumulative"][me], d["cumulative"][opp], live[me], live[opp]]) / 100,
     }
 

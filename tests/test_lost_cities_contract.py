@@ -17,6 +17,7 @@ from tests.contract import (
     check_bad_input,
     check_determinism,
     check_env_api,
+    check_global_state,
     check_random_play,
     check_registry,
     golden_playthrough,
@@ -346,3 +347,26 @@ def test_pettingzoo_api_seed_render_pickle(options):
                                                     "lost_cities_6colours_2rounds_seed7.txt")])
 def test_golden_playthrough(options, filename):
     assert_matches_golden(golden_playthrough(Game(**options), 7), GOLDEN / filename)
+
+
+# ===================================================================== global state
+@pytest.mark.parametrize("options", [{}, {"n_colours": 6, "rounds": 2, "max_turns_per_round": None}],
+                         ids=["default", "6colours_2rounds_nocap"])
+def test_global_state_is_the_whole_position(options):
+    """Both hands and the draw pile's order are in the global state (L31, L32), seats in table order: every
+    resample of the hidden cards that moves one changes it."""
+    game = Game(**options)
+    stats = check_global_state(game, episodes=2, seed=5)
+    assert stats.positions > 200 and stats.hidden_changed == stats.resamples_moved > 0
+    state = game.new_initial_state(4)
+    random_playout(state, np.random.default_rng(4), 41)  # the seat to act is in its draw step
+    v = game.state_layout.unpack(state.global_state())
+    for p in (0, 1):
+        held = [k for k, n in state.hands[p].items() for _ in range(n)]
+        assert np.array_equal(v["hands"][p], np.bincount(held, minlength=game.num_kinds))
+    assert v["to_act"].tolist() == [state.current_player == 0, state.current_player == 1]
+    depths = np.rint(v["draw_order"] * game.initial_draw_pile).astype(int)
+    assert sorted(depths[depths > 0]) == list(range(1, len(state.deck) + 1))
+    assert depths[game.first_copy[state.deck[-1]]] == 1  # the next card drawn (a wager's nearest copy first)
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "lost_cities.md").read_text()
+    assert f"Size: {Game().state_layout.size} (5 colours), {Game(n_colours=6).state_layout.size} (6 colours)" in doc

@@ -24,6 +24,7 @@ from envs.core.game import TERMINAL
 from envs.core.game import Game as BaseGame
 from envs.core.game import State as BaseState
 from envs.core.layout import Layout
+from envs.core.piles import card_depths, first_copies
 
 TYPE_NAMES = ("candy", "scary", "tree", "scrap", "sand")  # F2
 NUM_TYPES, NUM_VALUES, NUM_KINDS, NUM_SLOTS = 5, 16, 80, 5
@@ -133,7 +134,7 @@ class Game(BaseGame):
         self.max_rounds = 2 * self.deck_size // 5  # F29: 32 or 44
         worst_rubble = self.max_rounds * (self.max_rounds + 1) / 2
         copies = max(self.multiplicity)
-        self.layout = Layout([
+        fields = [
             # This round's fields first, so that the cleanup erases them with one slice (F18). Seat fields
             # have one row per player: row 0 is the observer, then the players to the left (F31).
             ("to_act", n, "1 for the acting player (F30)", 0, 1),
@@ -167,7 +168,15 @@ class Game(BaseGame):
             ("draw_pile", 1, "draw-pile size / deck size (F30)", 0, 1),
             ("second_pass", 1, "1 once the discard pile was reshuffled (F9)", 0, 1),
             ("round", 1, "round number / maximum rounds (F29)", 0, 1),
-        ])
+        ]
+        self.layout = Layout(fields)
+        # The global state (centralized critics): the observation unrotated, seat rows in table order, plus the
+        # one secret, the draw pile's order (F31)
+        self.state_layout = Layout([*fields, (
+            "draw_order", self.deck_size, "per card of the deck (kinds in order, the copies of a duplicated kind "
+            "side by side): depth in the draw pile / deck size, the next card 1/deck size; 0 if not in the draw "
+            "pile (F31)", 0, 1)])
+        self.first_copy = first_copies(self.multiplicity)
         self.round_fields_end = self.layout["teardown"].stop
         # obs_perm[p]: indices turning the seat-absolute vector into p's view (rows rotated, F31)
         base = np.arange(self.layout.size)
@@ -520,6 +529,14 @@ class State(BaseState):
     # ----------------------------------------------------------------- information (F30, F31)
     def observation(self, player: int) -> np.ndarray:
         return self._obs[self.game.obs_perm[player]]
+
+    def global_state(self) -> np.ndarray:
+        """Every player's facts in table order (the observation of seat 0) and the draw pile's order."""
+        g = self.game
+        out = np.empty(g.state_layout.size, np.float32)
+        out[:g.layout.size] = self._obs
+        card_depths(self.draw, g.first_copy, out[g.layout.size:], g.deck_size)
+        return out
 
     def _rebuild_obs(self) -> None:
         self._obs = np.zeros(self.game.layout.size, np.float32)
