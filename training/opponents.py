@@ -71,6 +71,11 @@ class OpponentMix:
         self.fixed: dict[str, Agent] = {name: load_agent(name, self.game, seed=int(self.rng.integers(2**63)))
                                         for name in self.names if name != SELF}
         self.snapshot_rng = np.random.default_rng(self.rng.integers(2**63))
+        # A searching agent (with ``attach``) holds its seat's view: one of its own per opponent seat.
+        self.per_seat: dict[tuple[str, int], Agent] = {
+            (name, seat): load_agent(name, self.game, seed=int(self.rng.integers(2**63)))
+            for name, agent in self.fixed.items() if hasattr(agent, "attach")
+            for seat in range(self.game.num_players)}
         for agent in self.snapshots:
             agent.rng = self.snapshot_rng
 
@@ -81,11 +86,11 @@ class OpponentMix:
         self.snapshots = [PolicyAgent(MLPPolicy(weights, self.snapshot_info), self.snapshot_deterministic,
                                       seed=self.snapshot_rng) for weights in pool]
 
-    def draw(self) -> tuple[str, Agent]:
-        """``(name, agent)`` for one opponent seat of a new episode."""
+    def draw(self, seat: int = 0) -> tuple[str, Agent]:
+        """``(name, agent)`` for opponent seat ``seat`` of a new episode."""
         name = self.names[self.rng.choice(len(self.names), p=self.p)]
         if name != SELF:
-            return name, self.fixed[name]
+            return name, self.per_seat.get((name, seat), self.fixed[name])
         if not self.snapshots:
             raise RuntimeError("self-play opponents need a snapshot pool: call set_pool() first")
         index = int(self.rng.integers(len(self.snapshots)))

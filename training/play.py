@@ -26,7 +26,7 @@ from typing import Any, TextIO
 import numpy as np
 
 import envs
-from envs.core.agents import Agent
+from envs.core.agents import Agent, SeatView
 from envs.core.match import play_game
 from training.agents import load_agent
 from training.config import apply_override
@@ -136,6 +136,11 @@ class Narrated:
 
     def __init__(self, agent: Agent, env: Any, label: str, output_stream: TextIO):
         self.agent, self.env, self.label, self.output = agent, env, label, output_stream
+
+    def attach(self, view: SeatView) -> None:
+        """A searching opponent gets its seat's view (``play_game`` hands one to every agent that asks)."""
+        if hasattr(self.agent, "attach"):
+            self.agent.attach(view)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         action = self.agent.act(observation, action_mask)

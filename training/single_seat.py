@@ -14,7 +14,8 @@ Here the learner owns exactly one seat per episode:
   and reward 0. Optional shaping, ``margin_reward=w``, adds ``w × margin`` at the end, margin = own
   score − mean of the other seats' scores (rewards winning big, not just winning).
 * Opponents receive exactly ``env.observe(their seat)`` — their own observation vector and mask, never
-  the engine state — so they cannot see the learner's hidden information.
+  the engine state — so they cannot see the learner's hidden information. A searching opponent
+  (``training.search``) also gets its seat's ``SeatView``, which samples only from that seat's information.
 * ``action_masks()`` is the learner's legal-action mask as bool, for sb3-contrib's ``MaskablePPO``.
 """
 
@@ -28,6 +29,7 @@ import gymnasium as gym
 import numpy as np
 
 import envs
+from envs.core.agents import attach_view
 from envs.core.match import score_margins
 
 from .opponents import OpponentMix, Weights
@@ -68,9 +70,11 @@ class SingleSeatEnv(gym.Env):
             n = self.game.num_players
             self.seat = int(self.np_random.integers(n)) if self.seat_choice == "random" else self.seat_choice
             self.learner = self.aec.possible_agents[self.seat]
-            self.seated = {agent: self.opponents.draw() for agent in self.aec.possible_agents
+            self.seated = {agent: self.opponents.draw(seat) for seat, agent in enumerate(self.aec.possible_agents)
                            if agent != self.learner}
             self.aec.reset(seed=int(self.np_random.integers(2**63)))
+            for agent, (_, opponent) in self.seated.items():  # a searching opponent gets its seat's view
+                attach_view(opponent, lambda: self.aec.game_state, self.aec.agent_name_mapping[agent])
             self._play_opponents()
             if not self._over():
                 return self._observation(), {"seat": self.seat}

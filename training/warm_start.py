@@ -17,6 +17,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import envs
+from envs.core.agents import attach_view
 from envs.core.match import score_margins
 
 from .agents import load_agent
@@ -32,6 +33,8 @@ def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed:
     obs, masks, actions, rewards = [], [], [], []
     for _ in range(games):
         env.reset(seed=int(rng.integers(2**63)))
+        for s, agent in enumerate(agents):  # a searching teacher gets its seat's view
+            attach_view(agent, lambda: env.game_state, s)
         seats = []
         while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
             view = env.observe(env.agent_selection)

@@ -4,19 +4,53 @@
 
 taking exactly what the PettingZoo env gives its seat. An agent therefore cannot use information its
 player does not have: the observation is leak-tested, the engine state is never handed over.
+
+An agent that searches (``training.search``) needs more than its observation: whole positions to play
+out. It may define ``attach(view)``; whoever drives the game (``envs.core.match.play_game``, the training
+env's opponents, ``training.play``) then hands it a :class:`SeatView` at the start of every game. The
+view samples full states consistent with what the seat has seen (``State.sample_hidden``, which depends
+only on that seat's information and the generator) and never gives out the live state.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
 
-from .game import Game
+from .game import Game, State
 
 
 class Agent(Protocol):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+
+class SeatView:
+    """One seat's handle on a running game, for search: ``sample(rng)`` is a full state consistent with
+    everything ``seat`` has seen so far, drawn by ``rng``.
+
+    It is backed by the live state (``live()`` returns it) but only ever hands out what
+    ``State.sample_hidden(seat, rng)`` makes of it: a fresh state whose hidden cards and deck order are
+    resampled, so two positions the seat cannot tell apart give the same samples for the same generator.
+    """
+
+    __slots__ = ("game", "seat", "_live")
+
+    def __init__(self, live: Callable[[], State], seat: int):
+        self._live = live
+        self.seat = seat
+        self.game: Game = live().game
+
+    def sample(self, rng: np.random.Generator) -> State:
+        return self._live().sample_hidden(self.seat, rng)
+
+
+def attach_view(agent: Agent, live: Callable[[], State], seat: int) -> None:
+    """Give ``agent`` a :class:`SeatView` of ``seat`` if it asks for one (defines ``attach``)."""
+    attach = getattr(agent, "attach", None)
+    if attach is not None:
+        attach(SeatView(live, seat))
 
 
 class RandomAgent:

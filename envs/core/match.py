@@ -12,19 +12,25 @@ from collections.abc import Sequence
 import numpy as np
 from pettingzoo import AECEnv
 
-from .agents import Agent
+from .agents import Agent, attach_view
 
 
 def play_game(env: AECEnv, agents: Sequence[Agent], seed: int | None = None) -> tuple[np.ndarray, list | None]:
     """Reset ``env`` with ``seed`` and play it out; ``agents[i]`` plays ``env.possible_agents[i]``.
 
     Returns ``(returns, scores)``: the final reward of each seat (float array in seat order) and the
-    game's ``infos[...]["scores"]`` at the end (``None`` if the game reports none).
+    game's ``infos[...]["scores"]`` at the end (``None`` if the game reports none). Agents that search
+    (define ``attach``) get their seat's :class:`~envs.core.agents.SeatView` of this game first.
     """
     seats = {name: i for i, name in enumerate(env.possible_agents)}
     if len(agents) != len(seats):
         raise ValueError(f"play_game: {len(agents)} agents given for {len(seats)} seats")
+    searchers = [id(a) for a in agents if hasattr(a, "attach")]
+    if len(set(searchers)) < len(searchers):
+        raise ValueError("play_game: one searching agent (with attach) cannot sit in two seats; make one per seat")
     env.reset(seed=seed)
+    for i, agent in enumerate(agents):
+        attach_view(agent, lambda: env.unwrapped.game_state, i)  # the view follows the game move by move
     returns = np.zeros(len(seats))
     scores = None
     for name in env.agent_iter():
