@@ -163,7 +163,7 @@ def test_two_players_play_every_deal_in_both_seat_orders(lost_cities):
 def test_same_seed_gives_identical_tables(lost_cities):
     again = tournament("lost_cities", ["random", "heuristic", "random"], games_per_pairing=4, seed=11)
     assert again.records == lost_cities.records
-    assert again.to_markdown() == lost_cities.to_markdown()
+    assert again.to_markdown(times=False) == lost_cities.to_markdown(times=False)
     assert again.crosstable_csv() == lost_cities.crosstable_csv()
     assert again.agents_csv() == lost_cities.agents_csv()
 
@@ -243,16 +243,46 @@ def test_three_player_five_towers_tournament():
     assert again.records == results.records and again.agents_csv() == results.agents_csv()
 
 
-def test_margins_are_per_round_and_against_the_mean_of_the_others(tiny_bid):
-    results = tournament(tiny_bid, ["random", "heuristic", "random"], options={"num_players": 3, "rounds": 2},
-                         games_per_pairing=3, seed=5)
-    assert all(stats.seat_counts == (1, 1, 1) for stats in results.stats)
-    duel = [(r.scores[r.seating.index(1)] - r.scores[r.seating.index(0)]) / 2 for r in results.records]
-    assert results.pairs[1, 0].margin.mean == pytest.approx(np.mean(duel))
-    vs_rest = [(r.scores[r.seating.index(1)] - (sum(r.scores) - r.scores[r.seating.index(1)]) / 2) / 2
-               for r in results.records]
-    assert results.stats[1].margin.mean == pytest.approx(np.mean(vs_rest))
-    assert "score margin per round" in results.to_markdown()
+# --------------------------------------------------------------------------- parallel games, deals, times
+def test_workers_give_the_serial_results():
+    """Games run in two processes give exactly the serial tournament: agents are seeded per game."""
+    args = ("lost_cities", ["random", "heuristic", "pretrained"])
+    serial = tournament(*args, games_per_pairing=4, seed=3)
+    parallel = tournament(*args, games_per_pairing=4, seed=3, workers=2)
+    assert parallel.records == serial.records
+    assert parallel.to_markdown(times=False) == serial.to_markdown(times=False)
+    assert [t.decisions for t in parallel.times] == [t.decisions for t in serial.times]
+    assert "2 worker processes" in parallel.to_markdown()
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        tournament(*args, workers=0)
+
+
+def test_a_game_does_not_depend_on_the_games_before_it():
+    """The same game (table, deal, rotation) has the same result in a shorter tournament: nothing carries over."""
+    long = tournament("lost_cities", ["random", "heuristic"], games_per_pairing=6, seed=4)
+    short = tournament("lost_cities", ["random", "heuristic"], games_per_pairing=2, seed=4)
+    assert short.records == long.records[:len(short.records)]
+
+
+def test_intervals_are_over_deals_not_games(tiny_bid):
+    """Each deal's games are averaged first: n counts deals, and the interval is the t interval of the deal means."""
+    results = tournament(tiny_bid, ["random", "heuristic"], options={"num_players": 2}, games_per_pairing=10,
+                         seed=6)
+    pair = results.pairs[1, 0]
+    assert pair.games == 10 and pair.margin.n == pair.win.n == 5
+    per_deal: dict[int, list[float]] = {}
+    for r in results.records:
+        per_deal.setdefault(r.deal, []).append(r.scores[r.seating.index(1)] - r.scores[r.seating.index(0)])
+    expected = mean_interval([float(np.mean(v)) for v in per_deal.values()])
+    assert (pair.margin.mean, pair.margin.low, pair.margin.high) == pytest.approx(
+        (expected.mean, expected.low, expected.high))
+    assert results.stats[1].margin.n == 5 and sum(results.stats[1].seat_counts) == 10
+
+
+def test_decision_times_are_reported_per_agent():
+    results = tournament("lost_cities", ["random", "heuristic"], games_per_pairing=2, seed=0)
+    assert all(t.decisions >= t.choices > 0 and t.cpu > 0 and t.searched is None for t in results.times)
+    assert "## Decision times" in results.to_markdown()
 
 
 # --------------------------------------------------------------------------- outputs
@@ -263,7 +293,7 @@ def test_report_csv_and_plot_are_written(lost_cities, tmp_path):
     markdown = paths["markdown"].read_text()
     assert "Win rate of row against column" in markdown and "random#2" in markdown
     cross = list(csv.DictReader(io.StringIO(paths["crosstable"].read_text())))
-    assert len(cross) == 3 * 2 and all(int(row["games"]) == 4 for row in cross)
+    assert len(cross) == 3 * 2 and all((row["games"], row["deals"]) == ("4", "2") for row in cross)
     agents = list(csv.DictReader(io.StringIO(paths["agents"].read_text())))
     assert [row["agent"] for row in agents][0] == "heuristic"
     games = list(csv.DictReader(io.StringIO(paths["games"].read_text())))
@@ -275,7 +305,7 @@ def test_command_line(tmp_path, capsys):
     main(args)
     printed = capsys.readouterr().out
     assert "# Lost Cities tournament" in printed and "Bradley–Terry" in printed
-    assert (tmp_path / "report.md").read_text() in printed
+    assert (tmp_path / "report.md").read_text() in printed and "## Decision times" in printed
     assert f"written to {tmp_path}: report.md" in printed
     report = (tmp_path / "report.md").read_text()
     main([*args, "--seed", "2"])  # a second tournament gets a folder of its own

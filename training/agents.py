@@ -19,6 +19,7 @@ that change its spaces.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from envs.core.agents import Agent, builtin_agent
@@ -62,8 +63,14 @@ def policy_path(spec: str | Path, game: Game) -> Path:
     return resolve_checkpoint(path)
 
 
+def agent_factory(spec: str, game: Game, deterministic: bool = True) -> Callable[[int | None], Agent]:
+    """``seed -> agent`` for ``spec``: files are read once, however many agents (one per game, say) are made."""
+    if spec in ("random", "heuristic"):
+        return lambda seed: builtin_agent(spec, game, seed)
+    policy = load_policy(policy_path(spec, game), game)
+    return lambda seed: PolicyAgent(policy, deterministic=deterministic, seed=seed)
+
+
 def load_agent(spec: str, game: Game, seed: int | None = None, deterministic: bool = True) -> Agent:
     """``"random"``, ``"heuristic"``, ``"pretrained"`` or a policy path → an agent for ``game``."""
-    if spec in ("random", "heuristic"):
-        return builtin_agent(spec, game, seed)
-    return PolicyAgent(load_policy(policy_path(spec, game), game), deterministic=deterministic, seed=seed)
+    return agent_factory(spec, game, deterministic)(seed)

@@ -4,7 +4,8 @@
     python -m training.evaluate five_towers random heuristic --players 3 --set final_partial_round=False
 
 Agents are given as specs for the shared loader (``training.agents.load_agent``): ``random``,
-``heuristic``, ``pretrained`` or the path of a policy file / checkpoint / run folder.
+``heuristic``, ``pretrained``, the path of a policy file / checkpoint / run folder, or ``search`` (with
+options, ``search:worlds=64,k=4``; ``training.search``).
 
 **Tables and seats.** A *table* is a set of agents that meet: every pair for two players, every
 n-subset of the agents for n players (or, with fewer agents than seats, every multiset of them that
@@ -19,14 +20,28 @@ in every rotation at every table (common random numbers): agents are compared on
 * *first-place share* (per agent): 1 for the sole winner, 1/k for each of k tied winners.
 * *score margin*: A's game score − B's (cross-table), or − the mean of the others (per agent), divided by
   the option ``rounds`` if the game has one; mean with a 95 % t interval.
+* Intervals are taken over *deals*, not games: a deal's games (its seat rotations, at one table) share
+  their cards and are not independent, so each deal's games are averaged first and the interval is
+  computed on those per-deal means (the Wilson interval with n = the number of deals).
 * *ratings*: Bradley–Terry fitted to the pairwise results (Elo scale, mean 1500) for two players;
   OpenSkill Plackett–Luce over the full rankings for more.
 
 A truncated game (turn cap) has all-zero returns and so counts as a draw. An agent seated more than once
-at a table is averaged over its seats, so every game counts once. Given a seed the whole tournament —
-deals, agent seeds, order of play, ratings — is deterministic. Outputs (``Results.write``): ``report.md``,
-``crosstable.csv``, ``agents.csv``, ``games.csv`` and ``tournament.png`` (needs matplotlib), in a folder
-of their own: ``runs/eval/<game>``, or ``runs/eval/<game>-2``, … if that one holds an earlier tournament.
+at a table is averaged over its seats, so every game counts once.
+
+**Determinism and parallel games.** Every game gets fresh agents whose seeds derive from (tournament seed,
+table, deal, rotation, agent, place), so a game depends on nothing played before it: ``--workers N`` plays
+the games in N processes and gives exactly the results of the serial run. Given a seed the whole tournament
+— deals, agent seeds, ratings — is deterministic. Each worker limits BLAS to one thread (more only thrash
+a busy machine).
+
+**Decision times.** Every decision is timed (CPU time of its process, and wall time); the report gives
+each agent's mean per decision, per decision with a choice (two or more legal actions) and, for agents that
+count their searches (``searched``, as ``training.search`` does), per searched decision.
+
+Outputs (``Results.write``): ``report.md``, ``crosstable.csv``, ``agents.csv``, ``games.csv`` and
+``tournament.png`` (needs matplotlib), in a folder of their own: ``runs/eval/<game>``, or
+``runs/eval/<game>-2``, … if that one holds an earlier tournament.
 """
 
 from __future__ import annotations
@@ -35,8 +50,11 @@ import argparse
 import csv
 import io
 import math
+import multiprocessing
 import sys
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
@@ -48,7 +66,7 @@ import numpy as np
 import envs
 from envs.core.agents import Agent
 from envs.core.match import first_place_shares, play_game, score_margins
-from training.agents import SUFFIX, load_agent
+from training.agents import SUFFIX, agent_factory
 from training.config import apply_override
 from training.files import new_folder
 from training.report import Z95
@@ -178,10 +196,75 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class PairStats:
-    """Row agent against column agent over the games where both sat."""
+    """Row agent against column agent over the games where both sat (intervals over deals)."""
 
     win: Estimate
     margin: Estimate
+    games: int
+
+
+@dataclass
+class DecisionTimes:
+    """An agent's decisions and what they cost: CPU seconds of the deciding process, and wall seconds."""
+
+    decisions: int = 0
+    cpu: float = 0.0
+    wall: float = 0.0
+    choices: int = 0  # decisions with two or more legal actions
+    choice_cpu: float = 0.0
+    searched: int | None = None  # decisions the agent counted as searched (``agent.searched``), if it counts
+    searched_cpu: float = 0.0
+
+    def add(self, other: DecisionTimes) -> None:
+        self.decisions += other.decisions
+        self.cpu += other.cpu
+        self.wall += other.wall
+        self.choices += other.choices
+        self.choice_cpu += other.choice_cpu
+        if other.searched is not None:
+            self.searched = (self.searched or 0) + other.searched
+        self.searched_cpu += other.searched_cpu
+
+    def cells(self) -> list[str]:
+        """Decisions, CPU ms per decision, per decision with a choice, per searched decision (share), wall ms."""
+        def ms(seconds: float, count: int | None) -> str:
+            return f"{1000 * seconds / count:.2f}" if count else "—"
+
+        searched = "—" if self.searched is None else (
+            f"{ms(self.searched_cpu, self.searched)} ({self.searched / max(self.decisions, 1):.0%} searched)")
+        return [str(self.decisions), ms(self.cpu, self.decisions), ms(self.choice_cpu, self.choices), searched,
+                ms(self.wall, self.decisions)]
+
+
+class Timed:
+    """An agent whose every decision is timed into ``times``; a searching agent still gets its view."""
+
+    def __init__(self, agent: Agent, times: DecisionTimes):
+        self.agent, self.times = agent, times
+
+    def attach(self, view: Any) -> None:
+        if hasattr(self.agent, "attach"):
+            self.agent.attach(view)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        searched = getattr(self.agent, "searched", None)
+        cpu, wall = time.process_time(), time.perf_counter()
+        action = self.agent.act(observation, action_mask)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        t = self.times
+        t.decisions += 1
+        t.cpu += cpu
+        t.wall += wall
+        if np.count_nonzero(action_mask) > 1:
+            t.choices += 1
+            t.choice_cpu += cpu
+        if searched is not None:
+            if self.agent.searched > searched:
+                t.searched = (t.searched or 0) + 1
+                t.searched_cpu += cpu
+            else:
+                t.searched = t.searched or 0
+        return action
 
 
 @dataclass(frozen=True)
@@ -218,6 +301,8 @@ class Results:
     seed: int
     deals: int
     records: list[GameRecord]
+    times: list[DecisionTimes] = field(default_factory=list)  # per agent; not part of the deterministic results
+    workers: int = 1
     pairs: dict[tuple[int, int], PairStats] = field(init=False)
     stats: list[AgentStats] = field(init=False)
     ratings: list[Rating] = field(init=False)
@@ -238,35 +323,40 @@ class Results:
     def _summarise(self) -> None:
         m, n, per_round = len(self.agents), self.num_players, self.rounds
         duels = [(a, b) for a in range(m) for b in range(m) if a != b]
-        duel_wins: dict[tuple[int, int], list[float]] = {k: [] for k in duels}
-        duel_margins: dict[tuple[int, int], list[float]] = {k: [] for k in duels}
-        firsts: list[list[float]] = [[] for _ in range(m)]
-        margins: list[list[float]] = [[] for _ in range(m)]
+        # every value is filed under its deal (table, deal): a deal's games are averaged before any interval
+        Deals = dict[tuple[int, int], list[float]]
+        duel_wins: dict[tuple[int, int], Deals] = {k: {} for k in duels}
+        duel_margins: dict[tuple[int, int], Deals] = {k: {} for k in duels}
+        firsts: list[Deals] = [{} for _ in range(m)]
+        margins: list[Deals] = [{} for _ in range(m)]
         seat_counts = np.zeros((m, n), dtype=int)
         for rec in self.records:
-            r, sc = rec.returns, rec.scores
+            r, sc, deal = rec.returns, rec.scores, (rec.table, rec.deal)
             first = first_place_shares(r)
             margin = score_margins(sc, per_round) if sc is not None else None
             seats = {a: [s for s, b in enumerate(rec.seating) if b == a] for a in sorted(set(rec.seating))}
             for a, mine in seats.items():
                 seat_counts[a, mine] += 1
-                firsts[a].append(fmean(first[s] for s in mine))
+                firsts[a].setdefault(deal, []).append(fmean(first[s] for s in mine))
                 if sc is not None:
-                    margins[a].append(fmean(margin[s] for s in mine))
+                    margins[a].setdefault(deal, []).append(fmean(margin[s] for s in mine))
                 for b, theirs in seats.items():
                     if b == a:
                         continue
                     pairs = [(s, t) for s in mine for t in theirs]
-                    duel_wins[a, b].append(fmean(_duel(r[s], r[t]) for s, t in pairs))
+                    duel_wins[a, b].setdefault(deal, []).append(fmean(_duel(r[s], r[t]) for s, t in pairs))
                     if sc is not None:
-                        duel_margins[a, b].append(fmean((sc[s] - sc[t]) / per_round for s, t in pairs))
-        self.pairs = {k: PairStats(wilson(duel_wins[k]), mean_interval(duel_margins[k])) for k in duels}
-        self.stats = [AgentStats(wilson(firsts[a]), mean_interval(margins[a]), tuple(seat_counts[a].tolist()))
-                      for a in range(m)]
+                        duel_margins[a, b].setdefault(deal, []).append(
+                            fmean((sc[s] - sc[t]) / per_round for s, t in pairs))
+        self.pairs = {k: PairStats(wilson(_per_deal(duel_wins[k])), mean_interval(_per_deal(duel_margins[k])),
+                                   sum(map(len, duel_wins[k].values()))) for k in duels}
+        self.stats = [AgentStats(wilson(_per_deal(firsts[a])), mean_interval(_per_deal(margins[a])),
+                                 tuple(seat_counts[a].tolist())) for a in range(m)]
         if n == 2:
             points, games = np.zeros((m, m)), np.zeros((m, m))
             for (a, b), wins in duel_wins.items():
-                points[a, b], games[a, b] = sum(wins), len(wins)
+                points[a, b] = sum(map(sum, wins.values()))
+                games[a, b] = self.pairs[a, b].games
             fitted = [(elo, elo - h, elo + h) for elo, h in bradley_terry(points, games)]
         else:
             fitted = [(mu, mu - Z95 * s, mu + Z95 * s) for mu, s in openskill_ratings(self.records, m)]
@@ -280,7 +370,8 @@ class Results:
     def margin_name(self) -> str:
         return "score margin per round" if "rounds" in self.options else "score margin"
 
-    def to_markdown(self) -> str:
+    def to_markdown(self, times: bool = True) -> str:
+        """The report; ``times=False`` leaves out the decision times (the only part that varies run to run)."""
         m, n = len(self.agents), self.num_players
         order = self.ranking()
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
@@ -312,6 +403,15 @@ class Results:
             for a in order:
                 cells = ["—" if a == b else cell(self.pairs[a, b]) for b in order]
                 lines.append(f"| **{self.agents[a]}** | " + " | ".join(cells) + " |")
+        if times and self.times:
+            processes = f"{self.workers} worker process{'es' if self.workers > 1 else ''}"
+            lines += ["", f"## Decision times ({processes}, milliseconds)", "",
+                      "CPU time of the deciding process (one BLAS thread) per decision; wall time depends on the "
+                      "machine's load.", "",
+                      "| agent | decisions | CPU per decision | CPU per decision with a choice | "
+                      "CPU per searched decision | wall per decision |", "|---|---:|---:|---:|---:|---:|"]
+            for a in order:
+                lines.append(f"| {self.agents[a]} | " + " | ".join(self.times[a].cells()) + " |")
         specs = ", ".join(f"{a} = `{s}`" for a, s in zip(self.agents, self.specs, strict=True))
         lines += ["", f"Specs: {specs}", ""]
         return "\n".join(lines)
@@ -319,21 +419,21 @@ class Results:
     def crosstable_csv(self) -> str:
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
-        w.writerow(["agent", "opponent", "games", "win_rate", "win_low", "win_high",
+        w.writerow(["agent", "opponent", "games", "deals", "win_rate", "win_low", "win_high",
                     "margin", "margin_low", "margin_high"])
         for (a, b), p in sorted(self.pairs.items()):
-            w.writerow([self.agents[a], self.agents[b], p.win.n, *_numbers(p.win), *_numbers(p.margin)])
+            w.writerow([self.agents[a], self.agents[b], p.games, p.win.n, *_numbers(p.win), *_numbers(p.margin)])
         return out.getvalue()
 
     def agents_csv(self) -> str:
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
-        w.writerow(["rank", "agent", "spec", "rating", "rating_low", "rating_high", "games",
+        w.writerow(["rank", "agent", "spec", "rating", "rating_low", "rating_high", "games", "deals",
                     "first_place", "first_low", "first_high", "margin", "margin_low", "margin_high",
                     *(f"seat_{s}" for s in range(self.num_players))])
         for rank, a in enumerate(self.ranking(), 1):
             r, s = self.ratings[a], self.stats[a]
-            w.writerow([rank, self.agents[a], self.specs[a], *_numbers(r), s.first_place.n,
+            w.writerow([rank, self.agents[a], self.specs[a], *_numbers(r), sum(s.seat_counts), s.first_place.n,
                         *_numbers(s.first_place), *_numbers(s.margin), *s.seat_counts])
         return out.getvalue()
 
@@ -403,6 +503,11 @@ class Results:
         return paths
 
 
+def _per_deal(values: dict[tuple[int, int], list[float]]) -> list[float]:
+    """One value per deal: the mean over that deal's games."""
+    return [fmean(v) for v in values.values()]
+
+
 def _count(k: int, noun: str) -> str:
     return f"{k} {noun}{'' if k == 1 else 's'}"
 
@@ -432,18 +537,20 @@ def agent_labels(specs: Sequence[str]) -> list[str]:
 
 
 def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str, Any] | None = None,
-               games_per_pairing: int = 20, seed: int = 0, progress: bool = False) -> Results:
+               games_per_pairing: int = 20, seed: int = 0, progress: bool = False, workers: int = 1) -> Results:
     """Play the seat-balanced round robin and return its :class:`Results`.
 
     ``games_per_pairing`` games are played at each table, rounded up to a whole number of deals, each
-    played in all ``num_players`` seat rotations. Agents are loaded once per (agent, place at the table)
-    with seeds derived from ``seed``, and the games run in a fixed order, so the results depend only on
-    the seed.
+    played in all ``num_players`` seat rotations. Every game gets fresh agents seeded from (``seed``, table,
+    deal, rotation, agent, place), so the results depend only on the seed, whether the games run one
+    after the other or in ``workers`` processes.
     """
     from tqdm.auto import tqdm
 
     if games_per_pairing < 1:
         raise ValueError(f"games_per_pairing must be at least 1, got {games_per_pairing}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
     env = envs.make(game_name, wrapped=False, **(options or {}))
     game = env.game
     n = game.num_players
@@ -451,28 +558,79 @@ def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str,
     deals = -(-games_per_pairing // n)
     root = np.random.SeedSequence(seed)
     deal_seeds = [int(s.generate_state(1)[0]) for s in root.spawn(deals)]
-    # Every agent object, for each (agent, n-th copy at a table), is loaded before the first game: a file
-    # that is not a policy fails the tournament before anything is played.
-    places = {(a, seating[:s].count(a)) for table in all_tables for seating in rotations(table)
-              for s, a in enumerate(seating)}
-    instances: dict[tuple[int, int], Agent] = {
-        (a, place): load_agent(agent_specs[a], game, int(np.random.SeedSequence([seed, a, place]).generate_state(1)[0]))
-        for a, place in sorted(places)}
-
-    records = []
-    bar = tqdm(total=len(all_tables) * deals * n, desc=f"{game.title} tournament", disable=not progress,
-               unit="game")
-    for t, table in enumerate(all_tables):
-        for d, deal_seed in enumerate(deal_seeds):
-            for seating in rotations(table):
-                agents = [instances[a, seating[:s].count(a)] for s, a in enumerate(seating)]
-                returns, scores = play_game(env, agents, deal_seed)
-                records.append(GameRecord(t, d, deal_seed, seating, tuple(float(x) for x in returns),
-                                          None if scores is None else tuple(float(x) for x in scores)))
-                bar.update()
+    # Every agent is made once before the first game: a file that is not a policy, or a bad option,
+    # fails the tournament before anything is played.
+    factories = [agent_factory(spec, game) for spec in agent_specs]
+    for make in factories:
+        make(0)
+    jobs = [Job(t, d, r, seating, deal_seed, seed) for t, table in enumerate(all_tables)
+            for d, deal_seed in enumerate(deal_seeds) for r, seating in enumerate(rotations(table))]
+    records, times = [], [DecisionTimes() for _ in agent_specs]
+    bar = tqdm(total=len(jobs), desc=f"{game.title} tournament", disable=not progress, unit="game")
+    for record, seat_times in _play_all(jobs, env, factories, (game_name, options or {}, list(agent_specs)), workers):
+        records.append(record)
+        for a, t in zip(record.seating, seat_times, strict=True):
+            times[a].add(t)
+        bar.update()
     bar.close()
     return Results(game_name, game.title, dict(game.options), n, agent_labels(agent_specs), list(agent_specs),
-                   seed, deals, records)
+                   seed, deals, records, times, workers)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One game of a tournament: where it sits in the schedule, its deal, and the seed its agents derive from."""
+
+    table: int
+    deal: int
+    rotation: int
+    seating: tuple[int, ...]
+    deal_seed: int
+    seed: int
+
+    def agent_seed(self, agent: int, place: int) -> int:
+        key = [self.seed, self.table, self.deal, self.rotation, agent, place]
+        return int(np.random.SeedSequence(key).generate_state(1)[0])
+
+
+Factories = Sequence[Callable[[int | None], Agent]]
+
+
+def play_job(job: Job, env: Any, factories: Factories) -> tuple[GameRecord, list[DecisionTimes]]:
+    """Play one game with fresh agents; its record and each seat's decision times."""
+    times = [DecisionTimes() for _ in job.seating]
+    agents = [Timed(factories[a](job.agent_seed(a, job.seating[:s].count(a))), times[s])
+              for s, a in enumerate(job.seating)]
+    returns, scores = play_game(env, agents, job.deal_seed)
+    record = GameRecord(job.table, job.deal, job.deal_seed, job.seating, tuple(float(x) for x in returns),
+                        None if scores is None else tuple(float(x) for x in scores))
+    return record, times
+
+
+def _play_all(jobs: list[Job], env: Any, factories: Factories, setup: tuple, workers: int
+              ) -> Iterator[tuple[GameRecord, list[DecisionTimes]]]:
+    """The jobs' results in schedule order: played here, or by ``workers`` processes."""
+    if workers == 1:
+        yield from (play_job(job, env, factories) for job in jobs)
+        return
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no inherited BLAS threads or locks
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=setup) as pool:
+        yield from pool.map(_worker_job, jobs)
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _start_worker(game_name: str, options: dict[str, Any], specs: list[str]) -> None:
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+    env = envs.make(game_name, wrapped=False, **options)
+    _WORKER.update(env=env, factories=[agent_factory(spec, env.game) for spec in specs])
+
+
+def _worker_job(job: Job) -> tuple[GameRecord, list[DecisionTimes]]:
+    return play_job(job, _WORKER["env"], _WORKER["factories"])
 
 
 # --------------------------------------------------------------------------- command line
@@ -480,7 +638,8 @@ def main(argv: Sequence[str] | None = None) -> Results:
     parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("agents", nargs="+", metavar="AGENT",
-                        help="agent specs: random, heuristic, pretrained or a policy file / run folder")
+                        help="agent specs: random, heuristic, pretrained, a policy file / run folder, or "
+                             "search[:key=value,...]")
     parser.add_argument("--games", type=int, default=40,
                         help="games per table, rounded up to a multiple of the player count (default 40)")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
@@ -489,6 +648,8 @@ def main(argv: Sequence[str] | None = None) -> Results:
                         help="game option (value read as YAML), repeatable, e.g. --set rounds=3")
     parser.add_argument("--out", type=Path, help="output folder (default runs/eval/<game>); if it holds files "
                                                  "already, <out>-2, <out>-3, … is used instead")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="games played in this many processes at once (default 1); same results as 1")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     options: dict[str, Any] = {}
@@ -498,7 +659,7 @@ def main(argv: Sequence[str] | None = None) -> Results:
         for item in args.set:
             apply_override(options, item)
         results = tournament(args.game, args.agents, options=options, games_per_pairing=args.games,
-                             seed=args.seed, progress=not args.quiet)
+                             seed=args.seed, progress=not args.quiet, workers=args.workers)
     except ValueError as e:  # bad options, unknown agents, files that are not policies: one line, no traceback
         print(f"{parser.prog}: error: {e}", file=sys.stderr)
         sys.exit(2)
