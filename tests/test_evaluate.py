@@ -285,6 +285,28 @@ def test_decision_times_are_reported_per_agent():
     assert "## Decision times" in results.to_markdown()
 
 
+def test_decision_times_count_searched_decisions():
+    results = tournament("lost_cities", ["random", "search:worlds=2,k=2"], games_per_pairing=2, seed=0)
+    random_times, search_times = results.times
+    assert random_times.decisions > 0 and random_times.searched is None
+    assert search_times.decisions >= search_times.choices >= search_times.searched > 0
+    assert search_times.cpu >= search_times.searched_cpu > 0
+    markdown = results.to_markdown()
+    assert "## Decision times" in markdown and "searched)" in markdown
+
+
+def test_margins_are_per_round_and_against_the_mean_of_the_others(tiny_bid):
+    results = tournament(tiny_bid, ["random", "heuristic", "random"], options={"num_players": 3, "rounds": 2},
+                         games_per_pairing=3, seed=5)
+    assert all(stats.seat_counts == (1, 1, 1) for stats in results.stats)
+    duel = [(r.scores[r.seating.index(1)] - r.scores[r.seating.index(0)]) / 2 for r in results.records]
+    assert results.pairs[1, 0].margin.mean == pytest.approx(np.mean(duel))
+    vs_rest = [(r.scores[r.seating.index(1)] - (sum(r.scores) - r.scores[r.seating.index(1)]) / 2) / 2
+               for r in results.records]
+    assert results.stats[1].margin.mean == pytest.approx(np.mean(vs_rest))
+    assert "score margin per round" in results.to_markdown()
+
+
 # --------------------------------------------------------------------------- outputs
 def test_report_csv_and_plot_are_written(lost_cities, tmp_path):
     paths = lost_cities.write(tmp_path / "out")

@@ -10,6 +10,8 @@ spec             agent
 ``pretrained``   the policy shipped in ``training/pretrained/<game>.safetensors``
 a path           a policy file (``.safetensors``) or checkpoint written by ``training.train``, or a run
                  directory (its ``policy.safetensors``, else its newest checkpoint)
+``search``       search at play time over sampled worlds (``training.search``), with options
+                 ``search:worlds=64,k=4,policy=<path>,…``
 ===============  =====================================================================
 
 Policy files are read by :func:`training.policy.load_policy`, which refuses anything but the tabletop-rl
@@ -57,7 +59,7 @@ def policy_path(spec: str | Path, game: Game) -> Path:
     path = Path(spec)
     if not path.exists():
         if len(path.parts) == 1 and not path.suffix:  # a bare word: a mistyped agent name, not a file
-            raise ValueError(f"unknown agent {str(spec)!r}: expected 'random', 'heuristic', 'pretrained' "
+            raise ValueError(f"unknown agent {str(spec)!r}: expected 'random', 'heuristic', 'pretrained', 'search' "
                              f"or the path of a policy file{SUFFIX} / run directory")
         raise PolicyFileError(f"no such file: {path}")
     return resolve_checkpoint(path)
@@ -67,10 +69,14 @@ def agent_factory(spec: str, game: Game, deterministic: bool = True) -> Callable
     """``seed -> agent`` for ``spec``: files are read once, however many agents (one per game, say) are made."""
     if spec in ("random", "heuristic"):
         return lambda seed: builtin_agent(spec, game, seed)
+    if spec.partition(":")[0] == "search":
+        from .search import search_factory
+
+        return search_factory(spec, game)
     policy = load_policy(policy_path(spec, game), game)
     return lambda seed: PolicyAgent(policy, deterministic=deterministic, seed=seed)
 
 
 def load_agent(spec: str, game: Game, seed: int | None = None, deterministic: bool = True) -> Agent:
-    """``"random"``, ``"heuristic"``, ``"pretrained"`` or a policy path → an agent for ``game``."""
+    """``"random"``, ``"heuristic"``, ``"pretrained"``, a policy path or a ``search`` spec → an agent for ``game``."""
     return agent_factory(spec, game, deterministic)(seed)

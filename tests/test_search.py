@@ -1,0 +1,266 @@
+"""Search at play time (``training.search``) and the seat-view hook it needs (``envs.core.agents.SeatView``):
+information from the seat's view only, legal actions only, determinism, free single-option decisions,
+spec errors, and the hook in every place that drives agents."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import envs
+from envs.core.agents import RandomAgent, SeatView
+from envs.core.match import play_game
+from training.agents import load_agent
+from training.search import SearchAgent, SearchSettings
+from training.single_seat import SingleSeatEnv
+
+SMALL = "search:worlds=4,k=3"  # budgets small enough for tests; the strength is measured in benchmarks
+# Five Towers has no fitting shipped policy: the heuristic plays the play-outs, cut short to stay fast
+SHORT = "search:worlds=3,horizon=6"
+
+
+class Recorder(RandomAgent):
+    """A random agent that asks for a view and checks it at every decision."""
+
+    def __init__(self, seed=0):
+        super().__init__(seed=seed)
+        self.views: list[SeatView] = []
+        self.checked = 0
+
+    def attach(self, view: SeatView) -> None:
+        self.views.append(view)
+
+    def act(self, observation, action_mask):
+        view = self.views[-1]
+        sample = view.sample(np.random.default_rng(self.checked))
+        # a full state the seat cannot tell from the real one: same observation, same legal moves
+        np.testing.assert_array_equal(sample.observation(view.seat), observation)
+        np.testing.assert_array_equal(sample.action_mask(), action_mask)
+        self.checked += 1
+        return super().act(observation, action_mask)
+
+
+def positions(game: str, seat: int, count: int, seed: int = 0, **options):
+    """Live states of random games at decisions of ``seat`` with a choice, and the env they belong to."""
+    env = envs.make(game, wrapped=False, **options)
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        env.reset(seed=int(rng.integers(2**31)))
+        state = env.game_state
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            if state.current_player == seat and len(legal) > 1 and rng.random() < 0.3:
+                found.append(state.clone())
+                if len(found) == count:
+                    break
+            state.apply_action(legal[rng.integers(len(legal))])
+    return found
+
+
+def attached(spec: str, state, seat: int, seed: int = 7) -> SearchAgent:
+    agent = load_agent(spec, state.game, seed=seed)
+    agent.attach(SeatView(lambda: state, seat))
+    return agent
+
+
+# --------------------------------------------------------------------------- the hook
+@pytest.mark.parametrize("game, options", [("lost_cities", {}), ("five_towers", {"num_players": 3})])
+def test_play_game_hands_each_searching_agent_its_seat_view(game, options):
+    env = envs.make(game, wrapped=False, **options)
+    n = env.game.num_players
+    agents = [Recorder(seed=s) for s in range(n - 1)] + [RandomAgent(seed=9)]  # the last one has no hook
+    for seed in (1, 2):
+        play_game(env, agents, seed=seed)
+    for seat, agent in enumerate(agents[:-1]):
+        assert [v.seat for v in agent.views] == [seat, seat]  # a fresh view per game
+        assert agent.checked > 0
+
+
+def test_a_view_never_hands_out_the_live_state():
+    state = envs.make("lost_cities", wrapped=False).game.new_initial_state(3)
+    before = state.to_json()
+    view = SeatView(lambda: state, 0)
+    sample = view.sample(np.random.default_rng(0))
+    assert sample is not state
+    sample.apply_action(sample.legal_actions()[0])
+    assert state.to_json() == before
+    assert not hasattr(view, "state") and view.seat == 0 and view.game is state.game
+
+
+def test_one_searching_agent_cannot_sit_in_two_seats():
+    env = envs.make("lost_cities", wrapped=False)
+    agent = Recorder()
+    with pytest.raises(ValueError, match="two seats"):
+        play_game(env, [agent, agent], seed=0)
+
+
+def test_searching_opponents_of_the_training_env_get_their_own_seat_views():
+    env = SingleSeatEnv("five_towers", {"num_players": 3}, opponents={SHORT: 1}, seat=0)
+    env.reset(seed=4)
+    opponents = [agent for _, agent in env.seated.values()]
+    assert len({id(a) for a in opponents}) == 2
+    assert [a.view.seat for a in opponents] == [1, 2]
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        _, _, done, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        done = done or truncated
+    assert sum(a.searched for a in opponents) > 0
+
+
+def test_play_narrates_a_searching_opponent():
+    import io
+
+    from training.play import play
+
+    moves = io.StringIO("1\n" * 400)
+    out = io.StringIO()
+    play("five_towers", [SHORT], seat=0, seed=3, input_stream=moves, output_stream=out)
+    assert f"player 1 ({SHORT}):" in out.getvalue()
+
+
+# --------------------------------------------------------------------------- information
+@pytest.mark.parametrize("game, spec, options", [
+    ("lost_cities", SMALL, {}),
+    ("five_towers", SHORT, {}),
+    ("five_towers", SHORT, {"num_players": 4}),
+])
+def test_the_move_depends_only_on_what_the_seat_has_seen(game, spec, options):
+    """Same seed, same observation → same move, whatever the hidden cards: the search sees its seat's
+    information only (it samples worlds from the seat's view, never reads the real position)."""
+    seat = 1
+    rng = np.random.default_rng(5)
+    searched = 0
+    for state in positions(game, seat, 4, **options):
+        twin = state.sample_hidden(seat, rng)  # the opponents' hands and the deck drawn again
+        np.testing.assert_array_equal(twin.observation(seat), state.observation(seat))
+        observation, mask = state.observation(seat), state.action_mask()
+        agents = [attached(spec, s, seat) for s in (state, twin)]
+        moves = [agent.act(observation, mask) for agent in agents]
+        assert moves[0] == moves[1]
+        assert mask[moves[0]]
+        searched += agents[0].searched
+    assert searched > 0
+
+
+def test_hidden_cards_differ_between_the_twins():
+    """The twins of the information test really differ where the seat cannot see (else it proves nothing)."""
+    state = positions("lost_cities", 1, 1)[0]
+    twin = state.sample_hidden(1, np.random.default_rng(5))
+    assert not np.array_equal(twin.observation(0), state.observation(0))
+
+
+# --------------------------------------------------------------------------- playing
+@pytest.mark.parametrize("game, options", [("lost_cities", {}), ("five_towers", {}), ("five_towers",
+                                                                                   {"num_players": 4})])
+def test_search_plays_legal_moves_and_is_deterministic(game, options):
+    env = envs.make(game, **options)  # the wrapped env: an illegal move would end the game with a penalty
+    n = env.unwrapped.game.num_players
+
+    def trajectory():
+        agents = [load_agent("search:worlds=2,k=2,horizon=8", env.unwrapped.game, seed=11)] + [
+            RandomAgent(seed=s) for s in range(n - 1)]
+        moves = []
+
+        class Logged:
+            def __init__(self, agent):
+                self.agent = agent
+
+            def attach(self, view):
+                if hasattr(self.agent, "attach"):
+                    self.agent.attach(view)
+
+            def act(self, observation, action_mask):
+                action = self.agent.act(observation, action_mask)
+                assert action_mask[action] == 1
+                moves.append(action)
+                return action
+
+        returns, scores = play_game(env, [Logged(a) for a in agents], seed=21)
+        assert agents[0].searched > 0
+        return moves, list(returns), scores
+
+    first = trajectory()
+    assert first == trajectory()
+
+
+def test_single_option_decisions_are_free():
+    """One legal action: no view needed, no sampling, no network call."""
+    game = envs.make("lost_cities", wrapped=False).game
+    agent = load_agent("search", game, seed=0)
+
+    class NoNetwork:
+        def logits(self, *args, **kwargs):
+            raise AssertionError("the network was called for a forced move")
+
+    agent.prior = NoNetwork()
+    mask = np.zeros(game.num_actions, np.int8)
+    mask[game.draw_deck_action] = 1
+    assert agent.act(np.zeros(game.observation_size, np.float32), mask) == game.draw_deck_action
+    assert agent.searched == 0
+
+
+def test_a_decision_with_one_candidate_needs_no_view_and_a_search_needs_one():
+    state = positions("lost_cities", 0, 1)[0]
+    agent = load_agent("search:k=1", state.game, seed=0)
+    move = agent.act(state.observation(0), state.action_mask())  # k=1: the prior's choice, no search
+    assert state.action_mask()[move] and agent.searched == 0
+    agent = load_agent("search:k=5,min_prior=0", state.game, seed=0)
+    with pytest.raises(ValueError, match="no view of the game"):
+        agent.act(state.observation(0), state.action_mask())
+
+
+def test_candidates_are_the_top_k_moves_above_the_prior_threshold():
+    state = positions("lost_cities", 0, 1)[0]
+    legal = state.legal_actions()
+    agent = load_agent("search:k=3,min_prior=0", state.game, seed=0)
+    candidates, log_prior = agent.candidates(state.observation(0), legal)
+    assert len(candidates) == 3 and set(candidates) <= set(legal)
+    assert list(log_prior) == sorted(log_prior, reverse=True)
+    logits = agent.prior.logits(state.observation(0))[legal]
+    assert candidates[0] == legal[int(np.argmax(logits))]
+    strict = load_agent("search:k=3,min_prior=1", state.game, seed=0)
+    assert strict.candidates(state.observation(0), legal)[0] == candidates[:1]  # the top move always qualifies
+
+
+def test_without_a_network_every_legal_move_is_a_candidate():
+    state = positions("five_towers", 0, 1, num_players=4)[0]
+    agent = load_agent("search", state.game, seed=0)  # no shipped policy fits 4 players
+    assert agent.prior is None and agent.settings.rollout == "heuristic"
+    candidates, log_prior = agent.candidates(state.observation(0), state.legal_actions())
+    assert candidates == state.legal_actions() and not log_prior.any()
+
+
+# --------------------------------------------------------------------------- the spec
+def test_spec_grammar():
+    assert SearchSettings.parse("search") == SearchSettings()
+    s = SearchSettings.parse("search: worlds=64, k=5 ,c=0.5,value=returns,rollout=heuristic,policy=none")
+    assert (s.worlds, s.k, s.c, s.value, s.rollout, s.policy) == (64, 5, 0.5, "returns", "heuristic", "none")
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("search:depth=3", "unknown search option 'depth'.*allowed: policy, rollout, worlds"),
+    ("search:worlds", "not key=value"),
+    ("search:worlds=many", "worlds='many' is not an integer"),
+    ("search:c=high", "c='high' is not a number"),
+    ("search:worlds=0", "worlds=0 .expected at least 1"),
+    ("search:k=2,k=3", "given twice"),
+    ("search:value=wins", "value='wins' .expected one of margin, returns"),
+    ("search:min_prior=2", "min_prior=2.0"),
+    ("search:c=-1", "c=-1.0"),
+    ("search:rollout=search:worlds=2", "rollout="),
+    ("search:rollout=heuristc", "unknown agent 'heuristc'"),
+    ("search:policy=runs/none/policy.safetensors", "no such file"),
+])
+def test_bad_specs_fail_clearly(spec, message):
+    game = envs.make("lost_cities", wrapped=False).game
+    with pytest.raises(ValueError, match=message):
+        load_agent(spec, game)
+
+
+def test_attaching_to_another_game_fails():
+    agent = load_agent("search", envs.make("lost_cities", wrapped=False).game)
+    other = envs.make("lost_cities", wrapped=False, n_colours=6).game.new_initial_state(0)
+    with pytest.raises(ValueError, match="attached to a game"):
+        agent.attach(SeatView(lambda: other, 0))

@@ -1,0 +1,285 @@
+"""Search at play time: determinized Monte-Carlo search over worlds sampled from the seat's information.
+
+At a decision with a real choice the agent
+
+1. asks its prior (the policy network) for the move probabilities π and keeps the ``k`` most likely legal
+   moves with π ≥ ``min_prior`` as candidates (one candidate: played at once, no search);
+2. samples ``worlds`` full positions consistent with what its seat has seen (``SeatView.sample``, i.e.
+   ``State.sample_hidden``: hidden cards and deck order redrawn), the same worlds for every candidate
+   (common random numbers);
+3. plays each candidate in each world and plays every world out to the end with the rollout policy for
+   every seat — all worlds of all candidates in lockstep, one batched network call per ply;
+4. plays the candidate with the highest mean value + ``c`` · ln π, the value being its seat's score margin
+   (own score − mean of the others') or its return.
+
+A decision with a single legal action costs nothing (no sampling, no network call). Budgets are counts
+(worlds × candidates × plies), never wall-clock, so the agent is deterministic given its seed. See
+``docs/search.md`` for the measurements behind the defaults.
+
+Agent spec (``training.agents.load_agent``): ``search`` or ``search:key=value,key=value,…``:
+
+==============  ============  ================================================================================
+key             default       meaning
+==============  ============  ================================================================================
+``policy``      ``pretrained``  the prior and rollout network: ``pretrained``, a policy file / run folder, or
+                              ``none``; ``pretrained`` falls back to ``none`` when no shipped policy fits
+                              the game and its options
+``rollout``     ``policy``    who plays every seat in the play-outs: ``policy`` (the network) or an agent
+                              spec without options (``heuristic``, ``random``); ``heuristic`` without a network
+``worlds``      32            sampled worlds per decision
+``k``           4             most candidates searched
+``min_prior``   0.02          a candidate needs at least this prior probability (the top move always qualifies)
+``c``           2.0           weight of ln π(a) added to the mean value
+``temperature`` 0             rollout network temperature: 0 plays the arg-max
+``horizon``     0             plies per play-out before it is scored as it stands (``State.scores`` is
+                              provisional then); 0 plays to the end
+``value``       ``margin``    ``margin`` (score margin) or ``returns`` (the env's reward)
+==============  ============  ================================================================================
+
+Without a network the prior is uniform and every legal move is a candidate (``k``, ``min_prior`` and
+``c`` do not apply). Paths in a spec cannot contain ``,``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+from envs.core.agents import Agent, SeatView, legal_actions
+from envs.core.game import Game, State
+from envs.core.match import score_margins
+
+from .policy import MLPPolicy, PolicyFileError, load_policy, read_policy_info
+
+PREFIX = "search"
+NETWORK_ROLLOUT = "policy"
+VALUES = ("margin", "returns")
+_BLAS = ThreadpoolController()
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """The options of the ``search`` agent spec (see the module docstring)."""
+
+    policy: str = "pretrained"
+    rollout: str = NETWORK_ROLLOUT
+    worlds: int = 32
+    k: int = 4
+    min_prior: float = 0.02
+    c: float = 2.0
+    temperature: float = 0.0
+    horizon: int = 0
+    value: str = "margin"
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.worlds < 1:
+            problems.append(f"worlds={self.worlds} (expected at least 1)")
+        if self.k < 1:
+            problems.append(f"k={self.k} (expected at least 1)")
+        if not 0 <= self.min_prior <= 1:
+            problems.append(f"min_prior={self.min_prior} (expected 0..1)")
+        if not (np.isfinite(self.c) and self.c >= 0):
+            problems.append(f"c={self.c} (expected a finite number >= 0)")
+        if not (np.isfinite(self.temperature) and self.temperature >= 0):
+            problems.append(f"temperature={self.temperature} (expected a finite number >= 0)")
+        if self.horizon < 0:
+            problems.append(f"horizon={self.horizon} (expected 0 = to the end, or a number of plies)")
+        if self.value not in VALUES:
+            problems.append(f"value={self.value!r} (expected one of {', '.join(VALUES)})")
+        if ":" in self.rollout:
+            problems.append(f"rollout={self.rollout!r} (expected '{NETWORK_ROLLOUT}' or an agent spec without options)")
+        if problems:
+            raise ValueError("search: bad option " + "; ".join(problems))
+
+    @classmethod
+    def parse(cls, spec: str) -> SearchSettings:
+        """``search`` or ``search:key=value,…`` → settings; a clear ``ValueError`` for anything else."""
+        name, _, rest = spec.partition(":")
+        if name != PREFIX:
+            raise ValueError(f"not a search spec: {spec!r}")
+        kinds = {f.name: type(f.default) for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for item in filter(None, (part.strip() for part in rest.split(","))):
+            key, eq, text = item.partition("=")
+            key = key.strip()
+            if not eq:
+                raise ValueError(f"search option {item!r} is not key=value (in {spec!r})")
+            if key not in kinds:
+                raise ValueError(f"unknown search option {key!r} in {spec!r}; allowed: {', '.join(kinds)}")
+            if key in values:
+                raise ValueError(f"search option {key!r} is given twice in {spec!r}")
+            try:
+                values[key] = kinds[key](text.strip())
+            except ValueError:  # only int and float conversions can fail
+                wanted = "an integer" if kinds[key] is int else "a number"
+                raise ValueError(f"search option {key}={text.strip()!r} is not {wanted} (in {spec!r})") from None
+        return cls(**values)
+
+
+# --------------------------------------------------------------------------- rollout players
+class NetworkPlayer:
+    """A policy network playing whichever seat is on move, for many states at once (one forward pass)."""
+
+    def __init__(self, policy: MLPPolicy, temperature: float, rng: np.random.Generator):
+        self.policy, self.temperature, self.rng = policy, temperature, rng
+
+    def choose(self, states: Sequence[State], legal: Sequence[list[int]]) -> list[int]:
+        observations = np.stack([s.observation(s.current_player) for s in states])
+        logits = self.policy.logits(observations)
+        rows = np.repeat(np.arange(len(states)), [len(actions) for actions in legal])
+        cols = np.concatenate(legal)
+        masked = np.full_like(logits, -np.inf)
+        masked[rows, cols] = logits[rows, cols]
+        if self.temperature == 0:
+            return masked.argmax(1).tolist()
+        z = (masked - masked.max(1, keepdims=True)) / self.temperature
+        cdf = np.cumsum(np.exp(z, dtype=np.float64), axis=1)
+        draws = self.rng.random(len(states)) * cdf[:, -1]
+        return [int(np.searchsorted(row, u, side="right")) for row, u in zip(cdf, draws, strict=True)]
+
+
+class AgentPlayer:
+    """Any agent (the heuristic, say) playing whichever seat is on move, one state at a time."""
+
+    def __init__(self, agent: Agent):
+        self.agent = agent
+
+    def choose(self, states: Sequence[State], legal: Sequence[list[int]]) -> list[int]:
+        return [self.agent.act(s.observation(s.current_player), s.action_mask()) for s in states]
+
+
+def play_out(states: Sequence[State], player: NetworkPlayer | AgentPlayer, horizon: int = 0) -> None:
+    """Advance all ``states`` in lockstep until each ends (or ``horizon`` plies, if not 0): every ply, the
+    states with a single legal move make it and ``player`` chooses for all the others at once."""
+    live = [s for s in states if not s.is_terminal()]
+    plies = 0
+    while live and (not horizon or plies < horizon):
+        waiting, legal = [], []
+        for s in live:
+            actions = s.legal_actions()
+            if len(actions) == 1:
+                s.apply_action(actions[0])
+            else:
+                waiting.append(s)
+                legal.append(actions)
+        if waiting:
+            for s, a in zip(waiting, player.choose(waiting, legal), strict=True):
+                s.apply_action(a)
+        live = [s for s in live if not s.is_terminal()]
+        plies += 1
+
+
+def outcome(state: State, seat: int, value: str) -> float:
+    """The searched seat's value of a played-out state: score margin, or return."""
+    if value == "returns":
+        return float(state.returns()[seat])
+    return float(score_margins(state.scores())[seat])
+
+
+# --------------------------------------------------------------------------- the agent
+class SearchAgent:
+    """Determinized root search (see the module docstring). Needs its seat's view: whoever drives the game
+    calls ``attach(view)`` at the start of each game (``envs.core.match.play_game`` does)."""
+
+    def __init__(self, game: Game, settings: SearchSettings, prior: MLPPolicy | None,
+                 make_player: Callable[[np.random.Generator], NetworkPlayer | AgentPlayer],
+                 seed: int | None = None):
+        self.game, self.settings, self.prior = game, settings, prior
+        self.rng = np.random.default_rng(seed)
+        self.player = make_player(self.rng)
+        self.view: SeatView | None = None
+        self.searched = 0  # decisions that ran play-outs (the others cost one network call or nothing)
+
+    def attach(self, view: SeatView) -> None:
+        if view.game.name != self.game.name or view.game.options != self.game.options:
+            raise ValueError(f"SearchAgent for {self.game!r} was attached to a game of {view.game!r}")
+        self.view = view
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = legal_actions(action_mask, "SearchAgent")
+        if len(legal) == 1:
+            return legal[0]
+        candidates, log_prior = self.candidates(observation, legal)
+        if len(candidates) == 1:
+            return candidates[0]
+        values = self.evaluate(candidates)
+        self.searched += 1
+        return candidates[int(np.argmax(values + self.settings.c * log_prior))]
+
+    def candidates(self, observation: np.ndarray, legal: list[int]) -> tuple[list[int], np.ndarray]:
+        """The moves worth searching, most likely first, and their log prior (uniform without a network)."""
+        if self.prior is None:
+            return legal, np.zeros(len(legal))
+        logits = self.prior.logits(observation)[legal].astype(np.float64)
+        log_p = logits - logits.max()
+        log_p -= np.log(np.exp(log_p).sum())
+        order = np.argsort(-log_p, kind="stable")
+        s = self.settings
+        keep = [i for rank, i in enumerate(order[:s.k]) if rank == 0 or log_p[i] >= np.log(max(s.min_prior, 1e-300))]
+        return [legal[i] for i in keep], log_p[keep]
+
+    def evaluate(self, candidates: list[int]) -> np.ndarray:
+        """Mean value of each candidate over the same sampled worlds."""
+        if self.view is None:
+            raise ValueError("SearchAgent has no view of the game: drive it with envs.core.match.play_game, "
+                             "or call attach(SeatView) at the start of each game")
+        s = self.settings
+        seat = self.view.seat
+        worlds = [self.view.sample(self.rng) for _ in range(s.worlds)]
+        if worlds[0].current_player != seat:
+            raise ValueError(f"SearchAgent of seat {seat} was asked to move while seat {worlds[0].current_player} "
+                             "is on move")
+        states = []
+        for i, action in enumerate(candidates):
+            last = i == len(candidates) - 1
+            for world in worlds:
+                state = world if last else world.clone()
+                state.apply_action(action)
+                states.append(state)
+        with _BLAS.limit(limits=1, user_api="blas"):  # extra threads only thrash a shared, busy CPU
+            play_out(states, self.player, s.horizon)
+        values = np.array([outcome(state, seat, s.value) for state in states])
+        return values.reshape(len(candidates), s.worlds).mean(axis=1)
+
+
+# --------------------------------------------------------------------------- loading
+def search_factory(spec: str, game: Game) -> Callable[[int | None], SearchAgent]:
+    """Parse ``spec``, load its network once, and return ``seed -> SearchAgent`` (see ``load_agent``)."""
+    from .agents import load_agent
+
+    settings = SearchSettings.parse(spec)
+    network = _network(settings.policy, game)
+    if network is None and settings.rollout == NETWORK_ROLLOUT:
+        settings = replace(settings, rollout="heuristic")
+    rollout = settings.rollout
+    if rollout == NETWORK_ROLLOUT:
+        def make_player(rng: np.random.Generator) -> NetworkPlayer | AgentPlayer:
+            return NetworkPlayer(network, settings.temperature, rng)
+    else:
+        load_agent(rollout, game)  # a bad spec fails now, not at the first decision
+
+        def make_player(rng: np.random.Generator) -> NetworkPlayer | AgentPlayer:
+            return AgentPlayer(load_agent(rollout, game, seed=int(rng.integers(2**63))))
+
+    return lambda seed: SearchAgent(game, settings, network, make_player, seed)
+
+
+def _network(policy: str, game: Game) -> MLPPolicy | None:
+    """The prior network: ``none``, a policy path, or ``pretrained`` if a shipped policy fits ``game``."""
+    from .agents import policy_path
+
+    if policy == "none":
+        return None
+    if policy == "pretrained":
+        try:
+            path = policy_path(policy, game)
+            read_policy_info(path).check_game(game, path)
+        except (ValueError, PolicyFileError):  # none shipped, or for other options (another player count)
+            return None
+        return load_policy(path, game)
+    return load_policy(policy_path(policy, game), game)
