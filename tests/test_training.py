@@ -14,6 +14,7 @@ from safetensors import safe_open
 
 import envs
 import training.agents
+import training.warm_start
 from envs.core.agents import RandomAgent
 from envs.core.match import play_game
 from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
@@ -154,6 +155,15 @@ def test_warm_start_imitates_the_teacher():
     before = imitate(policy, data, epochs=0, batch_size=128, learning_rate=3e-3, vf_coef=0.5, seed=0)
     after = imitate(policy, data, epochs=10, batch_size=128, learning_rate=3e-3, vf_coef=0.5, seed=0)
     assert after["agreement"] > max(0.5, before["agreement"] + 0.3)
+
+
+def test_teacher_games_do_not_depend_on_how_many_processes_play_them(monkeypatch):
+    monkeypatch.setattr(training.warm_start, "CHUNK", 2)  # 3 chunks of 2, 2 and 1 games
+    alone = teacher_games("lost_cities", {}, "heuristic", games=5, seed=5, workers=1)
+    shared = teacher_games("lost_cities", {}, "heuristic", games=5, seed=5, workers=2)
+    assert alone.keys() == shared.keys() and len(alone["actions"]) > 5 * 80
+    for key in alone:
+        np.testing.assert_array_equal(alone[key], shared[key])
 
 
 # ----------------------------------------------------------------------------- agent loader and config

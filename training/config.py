@@ -70,6 +70,7 @@ class WarmStart:
 
     teacher: str | None = None  # an agent spec such as heuristic; null: start from scratch
     games: int = 2000  # teacher-vs-teacher games to imitate
+    workers: int | None = None  # processes playing them; None: one per CPU core (the data are the same)
     epochs: int = 5
     batch_size: int = 256
     learning_rate: float = 1e-3
@@ -265,6 +266,8 @@ def _check_values(c: Config) -> None:
         problems.append(f"ppo.target_kl must be > 0 or null (got {c.ppo.target_kl})")
     if not 0 <= c.seed < 2**32:
         problems.append(f"seed must be in 0 .. 2**32 - 1 (got {c.seed})")
+    if c.warm_start.workers is not None and c.warm_start.workers < 1:
+        problems.append(f"warm_start.workers must be >= 1 or null (got {c.warm_start.workers})")
     if c.n_envs is not None and c.n_envs < 1:
         problems.append(f"n_envs must be >= 1 or null (got {c.n_envs})")
     if c.max_minutes is not None and c.max_minutes <= 0:

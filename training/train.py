@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
@@ -191,7 +192,8 @@ class Trainer:
     def warm_start(self, model: MaskablePPO) -> None:
         c, w = self.config, self.config.warm_start
         say(f"warm start: imitating {w.teacher} in {w.games} games ...", None)
-        data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward)
+        data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward,
+                             workers=w.workers or os.cpu_count() or 1, progress=c.progress_bar)
         fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed)
         self.warm_start_facts = (f"Warm start: imitated `{w.teacher}` on {fit['decisions']:,} decisions "
                                  f"({w.games} games, {w.epochs} epochs); agreement {100 * fit['agreement']:.1f}%.")
