@@ -7,6 +7,8 @@ PettingZoo env functions, so a new game gets the whole battery by calling these 
 
 * :func:`check_random_play` — seeded random legal games with per-step contract checks, sparse deep checks
   (clone / JSON copies replay the same future, no information leak via ``sample_hidden``) and end checks.
+* :func:`check_observations_tell_apart` — positions a seat can tell apart (by a fact list written from the
+  spec) give it different observations, positions it cannot the same.
 * :func:`check_determinism` — same seed and actions, same trajectory; different seeds, different deals.
 * :func:`check_bad_input` — illegal, out-of-range and non-integer actions raise ``ValueError`` and change
   nothing.
@@ -37,8 +39,10 @@ import pettingzoo
 from pettingzoo.test import api_test, render_test, seed_test
 
 import envs
+from envs.core.agents import Agent, RandomAgent
 from envs.core.game import TERMINAL, Game, State
 from envs.core.layout import Layout
+from envs.core.match import first_place_shares, score_margins
 
 Invariant = Callable[[State], None]
 Transition = Callable[[State, int, State], None]
@@ -279,6 +283,54 @@ def _check_fresh_copies(state: State) -> None:
     assert len(set(names)) == len(names), f"two legal actions share a name: {names}"
     for a, name in zip(state.legal_actions(), names, strict=True):
         assert state.string_to_action(name) == a, f"string_to_action({name!r}) is not {a}"
+
+
+# ===================================================================== complete observations
+Information = Callable[[State, int], dict[str, Any]]
+Variants = Callable[[State, np.random.Generator], list[State]]
+
+
+def check_observations_tell_apart(game: Game, episodes: int, seed: int, information: Information,
+                                  variants: Variants, stride: int = 20) -> tuple[int, int]:
+    """Observations carry every fact their seat may know, and only those.
+
+    ``information(state, p)`` names what seat p may know (a dict of facts, written from the spec's
+    information section, never from the observation code); ``variants(state, rng)`` builds positions that
+    differ from ``state`` in public facts (a card swapped between two public zones, a pile reordered,
+    another option). Over ``episodes`` seeded random games, every 1 to ``stride`` decisions the position is
+    paired with each variant and with ``sample_hidden(p)`` for every seat p, and for every pair and seat:
+    ``observation(p)`` is the same for both exactly when ``information(·, p)`` is. The variants test that
+    nothing public is missing, the resamples that nothing hidden leaks.
+
+    Returns ``(told_apart, alike)``: the (pair, seat) cases with different and with equal information, so
+    tests can assert both directions were exercised.
+    """
+    rng = np.random.default_rng(seed)
+    told_apart = alike = 0
+    for _ in range(episodes):
+        state = game.new_initial_state(int(rng.integers(2**63)))
+        while not state.is_terminal():
+            others = variants(state, rng) + [state.sample_hidden(p, rng) for p in range(game.num_players)]
+            for other in others:
+                for p in range(game.num_players):
+                    same = _same_view(state, other, p, information)
+                    told_apart += not same
+                    alike += same
+            random_playout(state, rng, int(rng.integers(1, stride + 1)))
+    return told_apart, alike
+
+
+def _same_view(a: State, b: State, p: int, information: Information) -> bool:
+    """Whether seat p knows the same facts in ``a`` and ``b``; its observations must agree with that."""
+    facts_a, facts_b = information(a, p), information(b, p)
+    differ = np.flatnonzero(a.observation(p) != b.observation(p))
+    if facts_a == facts_b:
+        assert differ.size == 0, f"seat {p} knows the same facts in both positions, but its observation " \
+            f"differs at {_where(a.game, differ)}"
+        return True
+    changed = sorted(k for k in facts_a.keys() | facts_b.keys() if facts_a.get(k) != facts_b.get(k))
+    assert differ.size, f"seat {p} can tell the positions apart by {changed}, its observation cannot"
+    return False
 
 
 # ===================================================================== determinism
@@ -577,6 +629,24 @@ def _check_env_state(env: Any, episodes: int, seed: int, low: np.ndarray, high: 
             warnings.simplefilter("error")  # PettingZoo only warns about bad state spaces and states
             test_state_space(env)
             test_state(env, num_cycles=50, seed=seed)
+
+
+# ===================================================================== bots
+def bot_against_random(game: Game, bot: Callable[[Game, int], Agent], games: int, seed: int) -> tuple[float, float]:
+    """``bot(game, seed)`` in each seat in turn against random players, on the engine: its share of first
+    places (ties split, from ``returns()``) and its mean score minus the others' mean score."""
+    n = game.num_players
+    wins = margin = 0.0
+    for i in range(games):
+        seat = i % n
+        agents = [bot(game, seed + i) if p == seat else RandomAgent(game, seed + 100 * i + p) for p in range(n)]
+        state = game.new_initial_state(seed + i)
+        while not state.is_terminal():
+            p = state.current_player
+            state.apply_action(agents[p].act(state.observation(p), state.action_mask()))
+        wins += first_place_shares(state.returns())[seat]
+        margin += score_margins(state.scores())[seat]
+    return wins / games, margin / games
 
 
 # ===================================================================== golden playthroughs

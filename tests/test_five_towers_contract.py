@@ -23,6 +23,7 @@ from tests.contract import (
     check_determinism,
     check_env_api,
     check_global_state,
+    check_observations_tell_apart,
     check_random_play,
     check_registry,
     golden_playthrough,
@@ -36,6 +37,8 @@ from tests.five_towers_helpers import (
     expected_legal,
     kind,
     multiplicity,
+    public_facts,
+    public_swaps,
     ref_can_place,
     ref_score,
 )
@@ -178,6 +181,16 @@ def test_F36_to_F45_random_play_keeps_the_contract_and_the_invariants(name):
     assert stats.decisions >= episodes * 15 * game.num_players  # whole games were played
     assert stats.deep_checks >= stats.decisions // 100 and stats.hidden_changed > 0
     assert checker.rounds_checked >= episodes * 16
+
+
+@pytest.mark.parametrize("options", [{}, {"num_players": 4, "rebuild_removed_tower": False}], ids=["2p", "4p"])
+def test_F30_every_public_fact_is_in_the_observation(options):
+    """Positions that differ in public cards only (two cards of a type trading places between towers, rubble
+    piles and the discard pile, or within a tower) give every seat different observations; reshuffling the
+    draw pile (F31) gives the same ones."""
+    told_apart, alike = check_observations_tell_apart(Game(**options), 3, seed=8, information=public_facts,
+                                                      variants=lambda state, rng: public_swaps(state, rng, 8))
+    assert told_apart > 500 and alike > 100
 
 
 def test_checker_catches_broken_invariants(monkeypatch):

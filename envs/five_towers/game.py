@@ -33,7 +33,8 @@ NO_TOWER, BLOCKED = 16, 17  # top codes besides the values 0…15
 
 PASS, TEAR_NONE, TEAR, TAKE, PLACE = 0, 6, 7, 12, 17  # F33
 SEAT_FIELDS = ("to_act", "start_player", "bid", "high_bidder", "winner", "max_bid", "tower_exists",
-               "tower_height", "tower_top", "tower_below", "tower_sealed", "tower_blocked", "rubble", "score")
+               "tower_height", "tower_top", "tower_below", "tower_cards", "tower_sealed", "tower_blocked",
+               "rubble", "rubble_cards", "score")
 """Observation fields with one row per seat, rotated so that row 0 is the observer (F31)."""
 BID, TEARDOWN, TAKING, PLACING = 0, 1, 2, 3
 PHASE_NAMES = ("bid", "teardown", "take", "place")
@@ -158,10 +159,13 @@ class Game(BaseGame):
             ("tower_top", (n, 5, 16), "value of the top card, one-hot (F20)", 0, 1),
             ("tower_below", (n, 5, 16), "value of the card under the top, one-hot: what a tear-down "
              "uncovers (F15)", 0, 1),
+            ("tower_cards", (n, 5, self.per_type), "the whole tower in order: card j from the bottom, "
+             "(value + 1) / 16; 0 above the top (F30)", 0, 1),
             ("tower_sealed", (n, 5), "1 if the top is a 0 (F21)", 0, 1),
             ("tower_blocked", (n, 5), "1 if the type can never be built again (rebuild_removed_tower=False, "
              "F15)", 0, 1),
             ("rubble", n, "rubble cards / 10 (F15)", 0, self.max_rounds / 10),
+            ("rubble_cards", (n, NUM_KINDS), "the rubble pile: cards per kind (F15, F30)", 0, copies),
             ("score", n, "current score / 100 (F27)", -worst_rubble / 100, 3 * self.deck_size / 100),
             ("unseen", NUM_KINDS, "cards per kind in the draw pile, whose order is secret (F31)", 0, copies),
             ("discard", NUM_KINDS, "discard pile per kind (F30)", 0, copies),
@@ -458,6 +462,7 @@ class State(BaseState):
             self._mark_tower(w, t, 0)
             v = self.towers[w][t].pop()
             self.rubble[w].append(16 * t + v)
+            self._obs[self.game.off["rubble_cards"] + NUM_KINDS * w + 16 * t + v] += 1
             if not self.towers[w][t] and not self.game.rebuild:
                 self.blocked[w][t] = True
             self._mark_tower(w, t, 1)
@@ -540,9 +545,12 @@ class State(BaseState):
 
     def _rebuild_obs(self) -> None:
         self._obs = np.zeros(self.game.layout.size, np.float32)
+        rubble = self.game.off["rubble_cards"]
         for p in range(self.game.num_players):
             for t in range(NUM_TYPES):
                 self._mark_tower(p, t, 1)
+            for kind in self.rubble[p]:
+                self._obs[rubble + NUM_KINDS * p + kind] += 1
         self._mark_cards(1)
         self._mark_round()
 
@@ -562,6 +570,9 @@ class State(BaseState):
                 obs[o["tower_sealed"] + i] = on
         elif self.blocked[p][t]:
             obs[o["tower_blocked"] + i] = on
+        cards = o["tower_cards"] + g.per_type * i
+        for j, v in enumerate(tower):
+            obs[cards + j] = on and (v + 1) / 16
         obs[o["rubble"] + p] = on and len(self.rubble[p]) / 10
         obs[o["score"] + p] = on and self.score(p) / 100
 

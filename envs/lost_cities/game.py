@@ -194,6 +194,7 @@ class State(BaseState):
         self.piles: list[list[int]] = [[] for _ in range(C)]
         self.expeditions: list[list[list[int]]] = [[[] for _ in range(C)] for _ in (0, 1)]
         self.known = [[0] * K, [0] * K]  # L33
+        self.drawn = [-1, -1]  # the kind each seat took in its latest draw step this round (L13), for the table
         self.current_player = self.starter
         self.step = CARD_STEP
         self.forbidden = -1
@@ -297,6 +298,7 @@ class State(BaseState):
             counts[KNOWN + p, kind] += 1
         self.hands[p][kind] = self.hands[p].get(kind, 0) + 1
         counts[HAND + p, kind] += 1
+        self.drawn[p] = kind
         self._end_turn()
 
     def _end_turn(self) -> None:
@@ -450,6 +452,7 @@ class State(BaseState):
         for k in pool[:n_unknown]:
             hand[k] = hand.get(k, 0) + 1
         state.hands[opp] = hand
+        state.drawn[opp] = -1  # which card the opponent drew may be hidden: not part of the sample
         state.deck = pool[n_unknown:]
         state.rng = np.random.default_rng(int(rng.integers(2**63)))
         state._rebuild_derived()
@@ -497,6 +500,7 @@ class State(BaseState):
         s.piles = [list(p) for p in self.piles]
         s.expeditions = [[list(col) for col in exp] for exp in self.expeditions]
         s.known = [list(k) for k in self.known]
+        s.drawn = list(self.drawn)
         s.current_player, s.step, s.forbidden, s.turn = self.current_player, self.step, self.forbidden, self.turn
         s._top = [list(x) for x in self._top]
         s._n = [list(x) for x in self._n]
@@ -513,7 +517,7 @@ class State(BaseState):
             "cumulative": self.cumulative, "round_scores": self.round_scores, "round_open": self.round_open,
             "truncated": self.truncated, "current_player": self.current_player, "step": self.step,
             "forbidden": self.forbidden, "turn": self.turn, "deck": self.deck, "piles": self.piles,
-            "expeditions": self.expeditions, "known": self.known,
+            "expeditions": self.expeditions, "known": self.known, "drawn": self.drawn,
             "hands": [sorted(k for k, n in h.items() for _ in range(n)) for h in self.hands],
         }
 
@@ -522,6 +526,7 @@ class State(BaseState):
                     "truncated", "current_player", "step", "forbidden", "turn", "deck", "piles",
                     "expeditions", "known"):
             setattr(self, key, d[key])
+        self.drawn = d.get("drawn", [-1, -1])  # absent from states saved before it existed
         self.hands = [{}, {}]
         for p, kinds in enumerate(d["hands"]):
             for k in kinds:
