@@ -183,8 +183,13 @@ def test_load_agent_refuses_other_games_and_unknown_specs(tmp_path):
     with pytest.raises(ValueError, match="unknown agent 'heuristc'"):
         load_agent("heuristc", lost_cities)
     assert isinstance(load_agent("pretrained", lost_cities), PolicyAgent)  # shipped in training/pretrained/
-    assert isinstance(load_agent("pretrained", five_towers), PolicyAgent)  # the 2-player policy
-    with pytest.raises(PolicyFileError, match="observation"):
+
+
+def test_pretrained_is_refused_for_other_spaces_with_a_hint(tmp_path, monkeypatch):
+    monkeypatch.setattr(training.agents, "PRETRAINED_DIR", tmp_path)
+    random_policy_file(tmp_path / "five_towers.safetensors", envs.make("five_towers", wrapped=False).game)
+    assert isinstance(load_agent("pretrained", envs.make("five_towers", wrapped=False).game), PolicyAgent)
+    with pytest.raises(PolicyFileError, match="observation .* train one with: python -m training.train"):
         load_agent("pretrained", envs.make("five_towers", wrapped=False, num_players=5).game)
 
 
