@@ -175,7 +175,7 @@ def test_load_agent_refuses_other_games_and_unknown_specs(tmp_path):
     path = random_policy_file(tmp_path / "policy.safetensors", lost_cities)
     assert isinstance(load_agent(str(path), lost_cities), PolicyAgent)
     assert isinstance(load_agent(str(tmp_path), lost_cities), PolicyAgent)  # a run folder: its policy
-    with pytest.raises(PolicyFileError, match="policy for lost_cities .* cannot play five_towers"):
+    with pytest.raises(PolicyFileError, match="policy for lost_cities; it cannot play five_towers"):
         load_agent(str(path), five_towers)
     six = envs.make("lost_cities", wrapped=False, n_colours=6).game
     with pytest.raises(PolicyFileError, match="observation"):
@@ -189,7 +189,7 @@ def test_pretrained_is_refused_for_other_spaces_with_a_hint(tmp_path, monkeypatc
     monkeypatch.setattr(training.agents, "PRETRAINED_DIR", tmp_path)
     random_policy_file(tmp_path / "five_towers.safetensors", envs.make("five_towers", wrapped=False).game)
     assert isinstance(load_agent("pretrained", envs.make("five_towers", wrapped=False).game), PolicyAgent)
-    with pytest.raises(PolicyFileError, match="observation .* train one with: python -m training.train"):
+    with pytest.raises(PolicyFileError, match=r"size \d+ .* with {.num_players.: 5} has \d+ .* train one with: python -m training.train"):
         load_agent("pretrained", envs.make("five_towers", wrapped=False, num_players=5).game)
 
 
