@@ -328,6 +328,7 @@ def test_max_minutes_stops_at_a_boundary_and_still_reports(tmp_path, capsys):
     assert (run / "policy.safetensors").is_file()
     report = (run / "report.md").read_text()
     assert "Stopped by max_minutes" in report and "| random | 6 |" in report
+    assert f"- continue it: `python -m training.train --resume {run}`" in report  # not yet at total_timesteps
 
     # Runs never lose work: the same config again gets a folder of its own, and a bad value fails
     # before any folder is made.

@@ -107,7 +107,8 @@ class MLPPolicy:
     """The actor-critic MLP in numpy: action logits and state values, one observation or a batch.
 
     One observation (a 1-D array) runs through buffers allocated once, so an agent's decision allocates
-    almost nothing; a batch (a 2-D array, one observation per row) is one matrix product per layer.
+    almost nothing (and one object must not be shared between threads); a batch (a 2-D array, one
+    observation per row) is one matrix product per layer.
     """
 
     def __init__(self, weights: Mapping[str, np.ndarray], info: PolicyInfo):
