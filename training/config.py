@@ -12,7 +12,7 @@ import difflib
 import os
 import types
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,8 +118,13 @@ RESUMABLE_KEYS = {"total_timesteps", "max_minutes", "n_envs", "vec_env", "torch_
                   "keep_checkpoints", "progress_bar", "runs_dir", "eval"}
 
 
-def load_config(path: str | Path | None, overrides: Sequence[str] = (), base: dict | None = None) -> Config:
-    """Read ``path`` (or start from ``base``), apply ``key=value`` overrides, validate everything."""
+def load_config(path: str | Path | None, overrides: Sequence[str] = (), base: dict | None = None,
+                schema: type = Config, check: Callable[[Any], None] | None = None) -> Any:
+    """Read ``path`` (or start from ``base``), apply ``key=value`` overrides, validate everything.
+
+    ``schema`` is the dataclass of the config (``Config``; :mod:`training.rllib` has its own, with
+    ``game`` and ``name`` too) and ``check`` its range checks (default: those of ``Config``).
+    """
     raw: dict[str, Any] = dict(base or {})
     if path is not None:
         with open(path) as f:
@@ -130,12 +135,12 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), base: di
         raw.setdefault("name", Path(path).stem)
     for item in overrides:
         apply_override(raw, item)
-    config = _build(Config, raw, "")
+    config = _build(schema, raw, "")
     if not config.game:
         raise ValueError("the config names no game: set `game: <name>` (see envs.list_games())")
     if not config.name:
         config.name = config.game
-    _check_values(config)
+    (check or _check_values)(config)
     return config
 
 
@@ -270,5 +275,5 @@ def _check_values(c: Config) -> None:
         raise ValueError("bad config: " + "; ".join(problems))
 
 
-def dump(config: Config, path: str | Path) -> None:
-    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+def dump(config: Any, path: str | Path) -> None:
+    Path(path).write_text(yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))

@@ -62,7 +62,7 @@ from .agents import (
     load_policy,
     policy_path,
 )
-from .config import RESUMABLE_KEYS, Config, dump, load_config
+from .config import RESUMABLE_KEYS, Config, Network, dump, load_config
 from .opponents import SELF, SnapshotPool
 from .report import describe, summarise, write_report
 from .single_seat import env_factory
@@ -70,6 +70,12 @@ from .warm_start import imitate, teacher_games
 
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 EVAL_SEED_TAG = 7919  # evaluation deals derive from (seed, tag): never the training deals
+
+
+def policy_kwargs(network: Network) -> dict[str, Any]:
+    """``MaskableActorCriticPolicy`` arguments: separate policy and value MLPs of the configured sizes."""
+    return {"net_arch": {"pi": list(network.pi), "vf": list(network.vf)},
+            "activation_fn": ACTIVATIONS[network.activation]}
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -130,9 +136,7 @@ class Trainer:
         specs = [s for s in config.opponents.mix if s != SELF] + config.eval.opponents + [config.warm_start.teacher]
         for spec in dict.fromkeys(s for s in specs if s):  # a typo fails now, not inside an env worker
             load_agent(spec, self.game)
-        net = config.network
-        self.policy_kwargs = {"net_arch": {"pi": list(net.pi), "vf": list(net.vf)},
-                              "activation_fn": ACTIVATIONS[net.activation]}
+        self.policy_kwargs = policy_kwargs(config.network)
         self.pool = SnapshotPool(config.opponents.pool_size)
         self.history: list[dict[str, Any]] = []
         self.last = {"snapshot": None, "eval": None, "checkpoint": 0}  # step of the last time each was done
