@@ -34,7 +34,6 @@ modules, optimizer, snapshot pool and iteration count from the newest checkpoint
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import time
@@ -214,9 +213,9 @@ def ppo_config(config: RllibConfig, num_env_runners: int = 1) -> Any:
     network = {"pi": list(c.network.pi), "vf": list(c.network.vf), "activation": c.network.activation}
     learner = RLModuleSpec(module_class=MaskedActorCritic, model_config=network)
     specs = {LEARNER: learner, **{snapshot_id(i): learner for i in range(c.snapshots)}}
-    for spec, module_id in fixed_agent_ids(check_weights(c.opponents.mix)).items():
+    for i, (spec, module_id) in enumerate(fixed_agent_ids(check_weights(c.opponents.mix)).items()):
         specs[module_id] = RLModuleSpec(module_class=AgentModule, model_config={
-            "game": c.game, "game_options": dict(c.game_options), "agent": spec})
+            "game": c.game, "game_options": dict(c.game_options), "agent": spec, "seed": c.seed + i})
     schedule = SnapshotSchedule(c.snapshots, c.opponents.snapshot_every)
     ppo = dict(vars(c.ppo))
     return (
@@ -242,14 +241,14 @@ def learner_steps(result: dict) -> int:
     return int(result.get(ENV_RUNNER_RESULTS, {}).get(NUM_MODULE_STEPS_SAMPLED_LIFETIME, {}).get(LEARNER, 0))
 
 
-def export_learner(algorithm: Any, config: RllibConfig, steps: int, path: Path) -> None:
-    """The learner's weights as the project's policy file (its parameters already carry SB3's names)."""
+def export_learner(weights: dict[str, Any], config: RllibConfig, steps: int, path: Path) -> None:
+    """The learner module's weights (``get_state()``) as the project's policy file: its parameters already
+    carry SB3's names."""
     env = envs.make(config.game, wrapped=False, **config.game_options)
     first = env.possible_agents[0]
     kwargs = policy_kwargs(config.network)
     policy = MaskableActorCriticPolicy(env.observation_space(first)["observation"], env.action_space(first),
                                        lambda _: 0.0, **kwargs)
-    weights = algorithm.learner_group.get_weights([LEARNER])[LEARNER]
     policy.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()})  # strict: same net
     export_policy(policy, kwargs, checkpoint_meta(env.game, steps), path)
 
@@ -270,7 +269,7 @@ def save_checkpoint(algorithm: Any, config: RllibConfig, run_dir: Path, steps: i
     if target.exists():  # the same iteration saved again (a resumed run stopped at once)
         shutil.rmtree(target)
     partial.rename(target)
-    export_learner(algorithm, config, steps, run_dir / "policy.zip")
+    export_learner(algorithm.learner_group.get_weights([LEARNER])[LEARNER], config, steps, run_dir / "policy.zip")
     for old in sorted(folder.glob("iter_*[0-9]"))[:-config.keep_checkpoints]:
         shutil.rmtree(old)
     return target
@@ -368,13 +367,16 @@ def main(argv: list[str] | None = None) -> int:
     if not args.resume:
         config.name = run_dir.name
         dump(config, run_dir / "config.yaml")
-    # Env runners are separate processes: they must find this project's packages too.
-    os.environ.setdefault("PYTHONPATH", str(Path(__file__).resolve().parent.parent))
-    ray.init(address=args.address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    # Ray puts this working directory on its workers' sys.path: env runners import `envs` and `training`
+    # from it (on other nodes from the same path, or from an installed copy).
+    owns_ray = not ray.is_initialized()  # a caller's Ray (a notebook, the tests) is left running
+    if owns_ray:
+        ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
     try:
         result = train(config, run_dir, resume=bool(args.resume))
     finally:
-        ray.shutdown()
+        if owns_ray:
+            ray.shutdown()
     status = {None: "Training completed.", "max_minutes": f"Stopped by max_minutes={config.max_minutes}."}.get(
         result["stopped"], f"Interrupted ({result['stopped']}); continue with --resume.")
     print(f"\n{config.name}: {status} {result['iterations']} iterations ({result['new_iterations']} now, "

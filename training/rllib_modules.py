@@ -77,14 +77,14 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
 class AgentModule(RLModule):
     """A fixed agent as a non-trainable RLModule: ``load_agent(spec)`` acts on each seat's own observation.
 
-    ``model_config = {"game": name, "game_options": {...}, "agent": spec}``, spec as for
-    :func:`training.agents.load_agent` (``random``, ``heuristic``, ``pretrained`` or a policy path).
+    ``model_config = {"game": name, "game_options": {...}, "agent": spec, "seed": int or None}``, spec as
+    for :func:`training.agents.load_agent` (``random``, ``heuristic``, ``pretrained`` or a policy path).
     """
 
     def setup(self) -> None:
         config = self.model_config
         game = envs.make(config["game"], wrapped=False, **dict(config.get("game_options") or {})).game
-        self.agent = load_agent(config["agent"], game)
+        self.agent = load_agent(config["agent"], game, seed=config.get("seed"))
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]

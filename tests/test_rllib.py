@@ -1,0 +1,262 @@
+"""RLlib training (training.rllib): the multi-agent env, the seating, the modules, the export and a real run.
+
+Needs ``pip install -e ".[train,dev,rllib]"``; ``make test`` runs this file in its own venv (.venv-rllib),
+because ray[rllib] pins another gymnasium than the main venv's.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+ray = pytest.importorskip("ray", reason="RLlib tests need the rllib extra (make test runs them in .venv-rllib)")
+
+import envs  # noqa: E402
+from envs.core.agents import RandomAgent  # noqa: E402
+from envs.core.match import play_game  # noqa: E402
+from training import evaluate, rllib  # noqa: E402
+from training.agents import PolicyAgent, limit_torch_threads, load_agent, load_policy  # noqa: E402
+from training.rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id  # noqa: E402
+from training.rllib_modules import AgentModule, MaskedActorCritic  # noqa: E402
+
+limit_torch_threads()
+CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("rllib_*.yaml"))
+
+
+def random_rllib_episode(env: TabletopMultiAgentEnv, rng: np.random.Generator, seed: int) -> list[tuple]:
+    """Play one episode with random legal actions; every (obs, rewards, terminateds, truncateds) returned."""
+    obs, _ = env.reset(seed=seed)
+    steps = [(obs, {}, {"__all__": False}, {"__all__": False})]
+    while not (steps[-1][2]["__all__"] or steps[-1][3]["__all__"]):
+        (agent, view), = steps[-1][0].items()
+        action = int(rng.choice(np.flatnonzero(view["action_mask"])))
+        obs, rewards, terminateds, truncateds, _ = env.step({agent: action})
+        steps.append((obs, rewards, terminateds, truncateds))
+    return steps
+
+
+# ----------------------------------------------------------------------------- the multi-agent env
+@pytest.mark.parametrize("game", envs.list_games())
+def test_env_follows_rllib_turn_convention_for_every_game(game):
+    """Only the seat on move observes (a seat may move several times in a row); at the end every seat
+    gets its final observation and its return, and the episode is over for all."""
+    env = TabletopMultiAgentEnv({"game": game})
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        steps = random_rllib_episode(env, rng, seed)
+        for obs, rewards, _, _ in steps[:-1]:
+            (agent, view), = obs.items()
+            assert env.observation_spaces[agent].contains(view)
+            assert rewards in ({}, {agent: 0.0})
+        final_obs, rewards, terminateds, truncateds = steps[-1]
+        state = env.state
+        assert terminateds["__all__"] != truncateds["__all__"] == state.is_truncated()
+        played = {a for obs, *_ in steps[:-1] for a in obs}
+        assert set(final_obs) == set(rewards) == played
+        for agent in played:
+            seat = env.possible_agents.index(agent)
+            assert rewards[agent] == state.returns()[seat]
+            np.testing.assert_array_equal(final_obs[agent]["observation"], state.observation(seat))
+            assert not final_obs[agent]["action_mask"].any()
+        assert sum(rewards.values()) == pytest.approx(0.0)
+
+
+def test_env_is_seeded_truncates_at_the_turn_cap_and_refuses_bad_actions():
+    env = TabletopMultiAgentEnv({"game": "lost_cities", "game_options": {"max_turns_per_round": 44}})
+    first = random_rllib_episode(env, np.random.default_rng(1), seed=7)
+    again = random_rllib_episode(env, np.random.default_rng(1), seed=7)
+    assert [sorted(o) for o, *_ in first] == [sorted(o) for o, *_ in again]
+    truncated = [random_rllib_episode(env, np.random.default_rng(s), seed=s)[-1] for s in range(20)]
+    truncated = [t for t in truncated if t[3]["__all__"]]
+    assert truncated, "no random game reached a turn cap of 44"
+    _, rewards, terminateds, truncateds = truncated[0]
+    assert set(rewards.values()) == {0.0} and not terminateds["__all__"] and all(truncateds.values())
+
+    obs, _ = env.reset(seed=3)
+    (agent, view), = obs.items()
+    before = env.state.to_json()
+    with pytest.raises(ValueError, match="illegal"):
+        env.step({agent: int(np.flatnonzero(view["action_mask"] == 0)[0])})
+    with pytest.raises(ValueError, match="on move"):
+        env.step({"player_1" if agent == "player_0" else "player_0": 0})
+    assert env.state.to_json() == before
+
+
+# ----------------------------------------------------------------------------- seating
+def test_seat_mapping_puts_the_learner_in_one_seat_and_draws_opponents_from_the_mix():
+    mix = {"random": 2, "heuristic": 1, "self": 1}
+    mapping = SeatMapping(3, mix, pool_size=2)
+    ids = fixed_agent_ids(mix)
+    assert ids == {"random": "fixed_random", "heuristic": "fixed_heuristic"}
+    learner_seats, opponents = Counter(), Counter()
+    for e in range(3000):
+        episode = type("Episode", (), {"id_": f"episode-{e}"})()
+        seating = [mapping(f"player_{i}", episode) for i in range(3)]
+        assert seating == mapping.seating(episode.id_)  # every agent of an episode agrees
+        assert seating.count(LEARNER) == 1
+        learner_seats[seating.index(LEARNER)] += 1
+        opponents.update(m for m in seating if m != LEARNER)
+    assert all(900 < learner_seats[s] < 1100 for s in range(3))
+    assert set(opponents) == {"fixed_random", "fixed_heuristic", snapshot_id(0), snapshot_id(1)}
+    share = {m: n / 6000 for m, n in opponents.items()}
+    assert share["fixed_random"] == pytest.approx(0.5, abs=0.03)
+    assert share["fixed_heuristic"] == pytest.approx(0.25, abs=0.03)
+    assert share[snapshot_id(0)] == pytest.approx(0.125, abs=0.03)
+    assert fixed_agent_ids({"runs/x/policy.zip": 1, "pretrained": 1}) == {"runs/x/policy.zip": "fixed_0",
+                                                                          "pretrained": "fixed_pretrained"}
+
+
+# ----------------------------------------------------------------------------- the modules
+def build_module(module_class, env, model_config):
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    agent = env.possible_agents[0]
+    return RLModuleSpec(module_class=module_class, observation_space=env.observation_spaces[agent],
+                        action_space=env.action_spaces[agent], model_config=model_config).build()
+
+
+def observations(env: TabletopMultiAgentEnv, n: int) -> dict[str, torch.Tensor]:
+    """``n`` observations of random play, batched as RLlib hands them to a module."""
+    rng, views = np.random.default_rng(0), []
+    while len(views) < n:
+        for obs, *_ in random_rllib_episode(env, rng, seed=len(views))[:-1]:
+            views += obs.values()
+    return {"observation": torch.as_tensor(np.stack([v["observation"] for v in views[:n]])),
+            "action_mask": torch.as_tensor(np.stack([v["action_mask"] for v in views[:n]]))}
+
+
+def test_masked_actor_critic_is_the_sb3_network_and_masks_illegal_actions(tmp_path):
+    from ray.rllib.core.columns import Columns
+
+    env = TabletopMultiAgentEnv({"game": "five_towers", "game_options": {"num_players": 3}})
+    network = {"pi": [32, 16], "vf": [24], "activation": "tanh"}
+    module = build_module(MaskedActorCritic, env, network)
+    obs = observations(env, 64)
+    obs["action_mask"][-1] = 0  # a terminal observation: no legal action, yet finite logits
+    with torch.no_grad():
+        logits = module.forward_inference({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS]
+        values = module.compute_values({Columns.OBS: obs})
+    assert torch.isfinite(logits).all() and values.shape == (64,)
+    dist = torch.distributions.Categorical(logits=logits[:-1])
+    assert (obs["action_mask"][:-1].gather(1, dist.sample((50,)).T) == 1).all()
+
+    config = rllib.read_config(None, ["game=five_towers", "game_options.num_players=3", "network.pi=[32, 16]",
+                                      "network.vf=[24]", "network.activation=tanh"])
+    rllib.export_learner(module.get_state(), config, steps=5, path=tmp_path / "policy.zip")
+    policy, meta = load_policy(tmp_path / "policy.zip", env.game)
+    assert meta["num_timesteps"] == 5 and meta["options"]["num_players"] == 3
+    assert list(policy.state_dict()) == list(module.state_dict())  # SB3's names, in SB3's order
+    agent = PolicyAgent(policy)
+    for i in range(63):
+        np.testing.assert_allclose(np.where(obs["action_mask"][i].numpy() == 1, agent.logits(obs["observation"][i]),
+                                            -3.4e38), logits[i].numpy(), rtol=1e-5, atol=1e-5)
+    with torch.no_grad():
+        sb3_values = policy.predict_values(obs["observation"]).squeeze(-1)
+    torch.testing.assert_close(sb3_values, values, rtol=1e-5, atol=1e-5)
+
+
+def test_agent_module_plays_the_bot_on_each_seats_observation():
+    from ray.rllib.core.columns import Columns
+
+    env = TabletopMultiAgentEnv({"game": "lost_cities"})
+    obs = observations(env, 40)
+    for spec in ("random", "heuristic"):
+        module = build_module(AgentModule, env, {"game": "lost_cities", "game_options": {}, "agent": spec,
+                                                      "seed": 3})
+        actions = module.forward_exploration({Columns.OBS: obs})[Columns.ACTIONS]
+        assert (obs["action_mask"].numpy()[np.arange(40), actions] == 1).all()
+    bot = load_agent("heuristic", env.game, seed=3)
+    assert list(actions) == [bot.act(o, m) for o, m in zip(obs["observation"].numpy(),
+                                                           obs["action_mask"].numpy(), strict=True)]
+    with pytest.raises(NotImplementedError, match="never trained"):
+        module.forward_train({Columns.OBS: obs})
+
+
+# ----------------------------------------------------------------------------- config and run folders
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+def test_every_shipped_rllib_config_is_valid(path):
+    config = rllib.read_config(path, [])
+    assert config.name == path.stem and config.iterations > 0
+
+
+def test_config_errors_come_before_anything_is_written(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"game": "lost_cities", "runs_dir": str(tmp_path / "runs")}))
+    for bad, message in [("iterations=0", "iterations must be > 0"), ("ppo.lamda_=1", "did you mean 'ppo.lambda_'"),
+                         ("num_env_runners=many", "num_env_runners must be 'auto'"),
+                         ("opponents.mix={heuristc: 1}", "unknown agent"), ("game_options.n_colours=9", "n_colours"),
+                         ("ppo.minibatch_size=99999", "minibatch_size must not exceed")]:
+        assert rllib.main(["--config", str(path), "--set", bad]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+    assert rllib.main(["--resume", str(tmp_path / "runs" / "nothing")]) == 2
+    assert "nothing to resume" in capsys.readouterr().err
+
+
+def test_a_new_run_never_reuses_a_folder(tmp_path):
+    config = rllib.read_config(None, ["game=lost_cities", "name=x", f"runs_dir={tmp_path}"])
+    assert rllib.new_run_dir(config) == tmp_path / "x"
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x_2").mkdir()
+    assert rllib.new_run_dir(config) == tmp_path / "x_3"
+
+
+# ----------------------------------------------------------------------------- a real run on a local Ray
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def module_weights(checkpoint: Path, module_id: str) -> dict[str, np.ndarray]:
+    """A module's weights in an RLlib checkpoint this test wrote (RLlib pickles them)."""
+    with open(checkpoint / "learner_group" / "learner" / "rl_module" / module_id / "module_state.pkl", "rb") as f:
+        return pickle.load(f)
+
+
+def test_train_two_iterations_checkpoint_resume_export_evaluate(tmp_path, local_ray, capsys):
+    """Five Towers with 3 players, one remote env runner, opponents random / heuristic / snapshots."""
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump({
+        "game": "five_towers", "game_options": {"num_players": 3}, "runs_dir": str(tmp_path / "runs"),
+        "iterations": 2, "num_env_runners": 1, "num_envs_per_env_runner": 2, "checkpoint_every": 1,
+        "progress_bar": False, "ppo": {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1},
+        "network": {"pi": [16], "vf": [16]},
+        "opponents": {"mix": {"random": 1, "heuristic": 1, "self": 1}, "snapshot_every": 1, "pool_size": 2}}))
+    assert rllib.main(["--config", str(path)]) == 0
+    run = tmp_path / "runs" / "tiny"
+    printed = capsys.readouterr().out
+    assert f"python -m training.evaluate five_towers {run} heuristic random --set num_players=3" in printed
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["iter_000001", "iter_000002"]
+    second = run / "checkpoints" / "iter_000002"
+    learner = module_weights(second, LEARNER)
+    assert set(learner) == set(module_weights(run / "checkpoints" / "iter_000001", LEARNER))
+    # snapshot_every=1, pool of 2: slot 1 got the learner after iteration 2, slot 0 after iteration 1
+    for name, weights in module_weights(second, snapshot_id(1)).items():
+        np.testing.assert_array_equal(weights, learner[name])
+    assert not all(np.array_equal(w, learner[k]) for k, w in module_weights(second, snapshot_id(0)).items())
+    _, meta = load_policy(run / "policy.zip")
+    assert meta["game"] == "five_towers" and meta["options"]["num_players"] == 3 and meta["num_timesteps"] > 0
+
+    assert rllib.main(["--config", str(path)]) == 0  # the same name again: a new folder, the first untouched
+    assert (tmp_path / "runs" / "tiny_2" / "policy.zip").is_file()
+    assert rllib.main(["--resume", str(run), "--set", "ppo.lr=1"]) == 2  # what is learned cannot change
+    assert rllib.main(["--resume", str(run), "--set", "iterations=3"]) == 0
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["iter_000002", "iter_000003"]
+    _, resumed = load_policy(run / "policy.zip")
+    assert resumed["num_timesteps"] > meta["num_timesteps"]
+
+    # The exported policy is an ordinary agent for evaluation and play.
+    game = envs.make("five_towers", wrapped=False, num_players=3)
+    agent = load_agent(str(run), game.game, seed=0)
+    play_game(game, [agent, RandomAgent(seed=1), RandomAgent(seed=2)], seed=0)
+    results = evaluate.main(["five_towers", str(run), "random", "--players", "3", "--games", "3", "--quiet",
+                             "--out", str(tmp_path / "eval")])
+    assert (tmp_path / "eval" / "report.md").is_file() and str(run) in results.to_markdown()
