@@ -7,6 +7,7 @@ because ray[rllib] pins another gymnasium than the main venv's.
 from __future__ import annotations
 
 import pickle
+import runpy
 from collections import Counter
 from pathlib import Path
 
@@ -260,3 +261,12 @@ def test_train_two_iterations_checkpoint_resume_export_evaluate(tmp_path, local_
     results = evaluate.main(["five_towers", str(run), "random", "--players", "3", "--games", "3", "--quiet",
                              "--out", str(tmp_path / "eval")])
     assert (tmp_path / "eval" / "report.md").is_file() and str(run) in results.to_markdown()
+
+
+def test_the_quickstart_example_runs(tmp_path, local_ray):
+    """examples/rllib_quickstart.py, one iteration: trains, exports, and its policy plays the heuristic."""
+    example = runpy.run_path(str(Path(__file__).parent.parent / "examples" / "rllib_quickstart.py"))
+    win_rate = example["main"](iterations=1, out=tmp_path)
+    assert 0 <= win_rate <= 1
+    _, meta = load_policy(tmp_path / "policy.zip", envs.make("lost_cities", wrapped=False).game)
+    assert meta["num_timesteps"] >= 2000
