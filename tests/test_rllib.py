@@ -211,7 +211,7 @@ def test_a_new_run_never_reuses_a_folder(tmp_path):
 # ----------------------------------------------------------------------------- a real run on a local Ray
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 

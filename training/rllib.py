@@ -371,7 +371,8 @@ def main(argv: list[str] | None = None) -> int:
     # from it (on other nodes from the same path, or from an installed copy).
     owns_ray = not ray.is_initialized()  # a caller's Ray (a notebook, the tests) is left running
     if owns_ray:
-        ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
+        # "local": a fresh Ray even if a cluster runs on this machine; joining one is what --address is for
+        ray.init(address=args.address or "local", include_dashboard=False, log_to_driver=False)
     try:
         result = train(config, run_dir, resume=bool(args.resume))
     finally:
