@@ -151,6 +151,8 @@ def resume_config(run_dir: Path, overrides: list[str]) -> RllibConfig:
     if changed - RESUMABLE_KEYS:
         raise ValueError(f"--resume cannot change {sorted(changed - RESUMABLE_KEYS)}; only "
                          f"{sorted(RESUMABLE_KEYS)} (the rest defines what is being learned)")
+    if latest_checkpoint(run_dir) is None:
+        raise ValueError(f"nothing to resume: {run_dir / 'checkpoints'} holds no complete checkpoint")
     return read_config(None, overrides, base=yaml.safe_load(saved.read_text()))
 
 
@@ -290,10 +292,7 @@ def train(config: RllibConfig, run_dir: Path, resume: bool = False) -> dict[str,
     algorithm = ppo_config(config, num_runners).build_algo()
     try:
         if resume:
-            checkpoint = latest_checkpoint(run_dir)
-            if checkpoint is None:
-                raise ValueError(f"{run_dir} holds no checkpoint to resume from")
-            algorithm.restore_from_path(checkpoint.resolve())
+            algorithm.restore_from_path(latest_checkpoint(run_dir).resolve())
         started, stop, start_iteration = time.monotonic(), Stop(), algorithm.iteration
         steps, rate, saved = 0, 0.0, None
         bar = tqdm(total=config.iterations, initial=start_iteration, unit="iter", desc=config.name,
@@ -345,6 +344,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+CONNECT_HINT = ("Is the head running (`ray start --head` there, `ray status --address ADDR` here)? If it uses "
+                "Ray's token authentication, set RAY_AUTH_MODE=token here and give it the head's token "
+                "(`ray get-auth-token` on the head; RAY_AUTH_TOKEN=... or ~/.ray/auth_token here): docs/rllib.md")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -363,17 +367,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import ray
 
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if not args.resume:
-        config.name = run_dir.name
-        dump(config, run_dir / "config.yaml")
     # Ray puts this working directory on its workers' sys.path: env runners import `envs` and `training`
     # from it (on other nodes from the same path, or from an installed copy).
     owns_ray = not ray.is_initialized()  # a caller's Ray (a notebook, the tests) is left running
     if owns_ray:
-        # "local": a fresh Ray even if a cluster runs on this machine; joining one is what --address is for
-        ray.init(address=args.address or "local", include_dashboard=False, log_to_driver=False)
+        try:
+            # "local": a fresh Ray even if a cluster runs on this machine; joining one is what --address is for
+            ray.init(address=args.address or "local", include_dashboard=False, log_to_driver=False)
+        except ConnectionError as error:
+            print(f"error: {error}. {CONNECT_HINT}", file=sys.stderr)
+            return 2
     try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if not args.resume:
+            config.name = run_dir.name
+            dump(config, run_dir / "config.yaml")
         result = train(config, run_dir, resume=bool(args.resume))
     finally:
         if owns_ray:
