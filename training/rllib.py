@@ -48,11 +48,11 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import envs
 
-from .agents import checkpoint_meta, export_policy, load_agent
+from .agents import checkpoint_meta, export_policy, limit_torch_threads, load_agent
 from .config import Network, dump, load_config
 from .opponents import SELF, check_weights
 from .rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id
-from .rllib_modules import AgentModule, MaskedActorCritic
+from .rllib_modules import AgentModule, MaskedActor, MaskedActorCritic
 from .train import policy_kwargs, stop_on_signals
 
 
@@ -93,7 +93,8 @@ class RllibConfig:
     iterations: int = 50  # total training iterations of the run (each samples ppo.train_batch_size steps)
     max_minutes: float | None = None  # wall-clock cap of one invocation; stops cleanly with a checkpoint
     num_env_runners: int | str = "auto"  # auto: one per CPU of the Ray cluster, less one for the learner
-    num_envs_per_env_runner: int = 8  # envs stepped together in each runner: one batched forward per step
+    num_envs_per_env_runner: int = 32  # envs stepped together in each runner: one batched forward per step
+    torch_threads: int = 1  # of the learner (this process); more threads thrash on a shared, busy CPU
     checkpoint_every: int = 10  # iterations
     keep_checkpoints: int = 2
     progress_bar: bool = True
@@ -109,14 +110,15 @@ class RllibConfig:
 
 
 # keys that may change on --resume: they steer the run, not what is being learned
-RESUMABLE_KEYS = {"iterations", "max_minutes", "num_env_runners", "num_envs_per_env_runner", "checkpoint_every",
-                  "keep_checkpoints", "progress_bar", "runs_dir"}
+RESUMABLE_KEYS = {"iterations", "max_minutes", "num_env_runners", "num_envs_per_env_runner", "torch_threads",
+                  "checkpoint_every", "keep_checkpoints", "progress_bar", "runs_dir"}
 
 
 def check_config(c: RllibConfig) -> None:
     """Every value, the game and its options, and every agent of the mix, before anything is written."""
     problems = []
     positive = {"iterations": c.iterations, "num_envs_per_env_runner": c.num_envs_per_env_runner,
+                "torch_threads": c.torch_threads,
                 "checkpoint_every": c.checkpoint_every, "keep_checkpoints": c.keep_checkpoints,
                 "ppo.train_batch_size": c.ppo.train_batch_size, "ppo.minibatch_size": c.ppo.minibatch_size,
                 "ppo.num_epochs": c.ppo.num_epochs, "opponents.snapshot_every": c.opponents.snapshot_every,
@@ -213,8 +215,9 @@ def ppo_config(config: RllibConfig, num_env_runners: int = 1) -> Any:
     c = config
     num_players = envs.make(c.game, wrapped=False, **c.game_options).game.num_players
     network = {"pi": list(c.network.pi), "vf": list(c.network.vf), "activation": c.network.activation}
-    learner = RLModuleSpec(module_class=MaskedActorCritic, model_config=network)
-    specs = {LEARNER: learner, **{snapshot_id(i): learner for i in range(c.snapshots)}}
+    specs = {LEARNER: RLModuleSpec(module_class=MaskedActorCritic, model_config=network),
+             **{snapshot_id(i): RLModuleSpec(module_class=MaskedActor, model_config=network)
+                for i in range(c.snapshots)}}
     for i, (spec, module_id) in enumerate(fixed_agent_ids(check_weights(c.opponents.mix)).items()):
         specs[module_id] = RLModuleSpec(module_class=AgentModule, model_config={
             "game": c.game, "game_options": dict(c.game_options), "agent": spec, "seed": c.seed + i})
@@ -288,6 +291,7 @@ def train(config: RllibConfig, run_dir: Path, resume: bool = False) -> dict[str,
     """Build (or restore) the algorithm, train up to ``iterations``, checkpoint, export. Ray must be up."""
     from tqdm import tqdm
 
+    limit_torch_threads(config.torch_threads)
     num_runners = resolve_env_runners(config)
     algorithm = ppo_config(config, num_runners).build_algo()
     try:

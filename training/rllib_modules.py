@@ -1,5 +1,5 @@
-"""RLlib RLModules that read the env's observation dict directly: the learner's masked actor-critic and
-fixed agents (random, heuristic, shipped or saved policies) as non-trainable modules.
+"""RLlib RLModules that read the env's observation dict directly: the learner's masked actor-critic, its
+frozen snapshots, and fixed agents (random, heuristic, shipped or saved policies) as non-trainable modules.
 
 :class:`MaskedActorCritic` has exactly the network of the SB3 pipeline's ``MaskableActorCriticPolicy``
 with ``net_arch={"pi": ..., "vf": ...}``: a policy MLP ending in an action head and a separate value
@@ -49,8 +49,13 @@ def orthogonal_init(module: torch.nn.Module, gain: float) -> None:
             layer.bias.data.fill_(0.0)
 
 
-class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
-    """``model_config = {"pi": [hidden sizes], "vf": [hidden sizes], "activation": "relu" | "tanh"}``."""
+class MaskedActor(TorchRLModule):
+    """The network without RLlib's value-function API: what the frozen self-play snapshots are.
+
+    Same parameters as :class:`MaskedActorCritic` (the learner's weights load as they are), but PPO's
+    learner neither builds an optimizer for it nor computes values for its episodes.
+    ``model_config = {"pi": [hidden sizes], "vf": [hidden sizes], "activation": "relu" | "tanh"}``.
+    """
 
     def setup(self) -> None:
         config = self.model_config
@@ -68,6 +73,11 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
         obs = batch[Columns.OBS]
         logits = self.action_net(self.mlp_extractor.policy_net(obs[OBSERVATION]))
         return {Columns.ACTION_DIST_INPUTS: logits.masked_fill(obs[MASK] == 0, FLOAT_MIN)}
+
+
+
+class MaskedActorCritic(MaskedActor, ValueFunctionAPI):
+    """The learner: :class:`MaskedActor` with the value head exposed to PPO (``compute_values``)."""
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
         observation = batch[Columns.OBS][OBSERVATION]
