@@ -24,6 +24,7 @@ from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LI
 
 import envs
 from training import rllib, train
+from training.agents import limit_torch_threads
 from training.config import load_config
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -32,6 +33,7 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 def rllib_rates(game: str, runners: int, iterations: int) -> tuple[float, float]:
     """(env steps/s, learner decisions/s) over ``iterations`` timed iterations after one warm-up."""
     config = rllib.read_config(CONFIGS / f"rllib_{game}.yaml", [])
+    limit_torch_threads(config.torch_threads)  # as training.rllib does (SB3's Trainer sets its own)
     algorithm = rllib.ppo_config(config, runners).build_algo()
     try:
         result = algorithm.train()
