@@ -3,8 +3,9 @@
     python docs/update_tables.py          # rewrite every game's doc in place
     python docs/update_tables.py --check  # exit 1 if a doc is out of date (tests/test_docs.py does this)
 
-A generated block sits between ``<!-- generated: options -->`` or ``<!-- generated: layout {json options} -->``
-and ``<!-- end generated -->``.
+A generated block sits between ``<!-- generated: options -->``, ``<!-- generated: layout {json options} -->``
+(the observation) or ``<!-- generated: state_layout {json options} -->`` (the global state) and
+``<!-- end generated -->``.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ import re
 import sys
 from pathlib import Path
 
-import envs
-from envs.core.options import markdown_table
-
 DOCS = Path(__file__).resolve().parent
-BLOCK = re.compile(r"(<!-- generated: (options|layout)(.*?) -->\n)(.*?)(<!-- end generated -->)", re.S)
+sys.path.insert(0, str(DOCS.parent))  # this checkout's envs, not an installed copy (the script's folder is docs/)
+
+import envs  # noqa: E402
+from envs.core.options import markdown_table  # noqa: E402
+
+BLOCK = re.compile(r"(<!-- generated: (options|layout|state_layout)(.*?) -->\n)(.*?)(<!-- end generated -->)", re.S)
 
 
 def render(text: str, game_name: str) -> str:
@@ -29,7 +32,8 @@ def render(text: str, game_name: str) -> str:
         if kind == "options":
             body = markdown_table(game_class.option_schema)
         else:
-            body = game_class(**json.loads(options.strip() or "{}")).layout.to_markdown()
+            game = game_class(**json.loads(options.strip() or "{}"))
+            body = getattr(game, kind).to_markdown()
         return f"{head}{body}\n{tail}"
 
     return BLOCK.sub(table, text)

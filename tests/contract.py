@@ -7,11 +7,15 @@ PettingZoo env functions, so a new game gets the whole battery by calling these 
 
 * :func:`check_random_play` — seeded random legal games with per-step contract checks, sparse deep checks
   (clone / JSON copies replay the same future, no information leak via ``sample_hidden``) and end checks.
+* :func:`check_observations_tell_apart` — positions a seat can tell apart (by a fact list written from the
+  spec) give it different observations, positions it cannot the same.
 * :func:`check_determinism` — same seed and actions, same trajectory; different seeds, different deals.
 * :func:`check_bad_input` — illegal, out-of-range and non-integer actions raise ``ValueError`` and change
   nothing.
 * :func:`check_env_api` — PettingZoo ``api_test`` / ``seed_test`` / ``render_test``, pickling, masks,
   infos and rewards of the AEC adapter.
+* :func:`check_global_state` — ``State.global_state()`` and the env's ``state()`` / ``state_space``:
+  bounded, deterministic, carrying the hidden information, the same for every agent.
 * :func:`golden_playthrough` / :func:`assert_matches_golden` — a seeded game as text, compared with a
   stored file; ``TABLETOP_REGEN_GOLDEN=1 python -m pytest tests -k golden`` rewrites the files.
 """
@@ -36,6 +40,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import envs
 from envs.core.game import TERMINAL, Game, State
+from envs.core.layout import Layout
 
 Invariant = Callable[[State], None]
 Transition = Callable[[State, int, State], None]
@@ -62,11 +67,11 @@ def _position(state: State) -> Any:
     return json.loads(state.to_json())["state"]
 
 
-def _where(game: Game, indices: np.ndarray) -> str:
-    """Observation indices as ``field[i]`` names, for messages."""
+def _where(game: Game, indices: np.ndarray, layout: Layout | None = None) -> str:
+    """Indices of an observation (or of a vector of ``layout``) as ``field[i]`` names, for messages."""
     names = []
     for i in indices[:8]:
-        field = next(f for f in game.layout if f.start <= i < f.stop)
+        field = next(f for f in layout or game.layout if f.start <= i < f.stop)
         names.append(f"{field.name}[{i - field.start}]")
     return ", ".join(names) + (" …" if len(indices) > 8 else "")
 
@@ -96,10 +101,11 @@ def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant
                       horizon: int = 6) -> PlayStats:
     """Play ``episodes`` uniformly random legal games and check the engine contract throughout.
 
-    At every position: ``current_player`` is a seat, ``legal_actions()`` sorted distinct ints, never
-    empty, equal to the int8 ``action_mask()``; every seat's ``observation`` is float32 of
-    ``layout.size``, finite and inside ``layout.bounds()``; ``invariant(state)`` passes (game rules,
-    also applied to terminal states and to every ``sample_hidden`` result). After every action,
+    The layout's bounds are finite, low below high. At every position: ``current_player`` is a seat,
+    ``legal_actions()`` sorted distinct ints, never empty, equal to the int8 ``action_mask()``; every seat's
+    ``observation`` is float32 of ``layout.size``, finite and inside ``layout.bounds()``;
+    ``invariant(state)`` passes (game rules, also applied to terminal states and to every ``sample_hidden``
+    result). After every action,
     ``transition(before, action, after)`` passes (``before`` is a clone, only taken if given).
 
     Every ``deep_every`` decisions: ``clone()`` and ``State.from_json(to_json())`` are equal to the
@@ -115,6 +121,7 @@ def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant
     """
     rng = np.random.default_rng(seed)
     low, high = game.layout.bounds()
+    _check_bounds(game.layout)
     stats = PlayStats()
     for _ in range(episodes):
         state = game.new_initial_state(int(rng.integers(2**63)))
@@ -149,6 +156,13 @@ def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant
         stats.truncated += state.is_truncated()
         stats.longest = max(stats.longest, decisions)
     return stats
+
+
+def _check_bounds(layout: Layout) -> None:
+    """Every field has finite bounds with low < high (Gymnasium's and PettingZoo's checkers warn otherwise)."""
+    for f in layout:
+        assert np.isfinite([f.low, f.high]).all() and f.low < f.high, \
+            f"field {f.name} has bounds [{f.low}, {f.high}]; they must be finite, low below high"
 
 
 def _check_position(state: State, low: np.ndarray, high: np.ndarray, invariant: Invariant | None) -> None:
@@ -267,6 +281,54 @@ def _check_fresh_copies(state: State) -> None:
     assert len(set(names)) == len(names), f"two legal actions share a name: {names}"
     for a, name in zip(state.legal_actions(), names, strict=True):
         assert state.string_to_action(name) == a, f"string_to_action({name!r}) is not {a}"
+
+
+# ===================================================================== complete observations
+Information = Callable[[State, int], dict[str, Any]]
+Variants = Callable[[State, np.random.Generator], list[State]]
+
+
+def check_observations_tell_apart(game: Game, episodes: int, seed: int, information: Information,
+                                  variants: Variants, stride: int = 20) -> tuple[int, int]:
+    """Observations carry every fact their seat may know, and only those.
+
+    ``information(state, p)`` names what seat p may know (a dict of facts, written from the spec's
+    information section, never from the observation code); ``variants(state, rng)`` builds positions that
+    differ from ``state`` in public facts (a card swapped between two public zones, a pile reordered,
+    another option). Over ``episodes`` seeded random games, every 1 to ``stride`` decisions the position is
+    paired with each variant and with ``sample_hidden(p)`` for every seat p, and for every pair and seat:
+    ``observation(p)`` is the same for both exactly when ``information(·, p)`` is. The variants test that
+    nothing public is missing, the resamples that nothing hidden leaks.
+
+    Returns ``(told_apart, alike)``: the (pair, seat) cases with different and with equal information, so
+    tests can assert both directions were exercised.
+    """
+    rng = np.random.default_rng(seed)
+    told_apart = alike = 0
+    for _ in range(episodes):
+        state = game.new_initial_state(int(rng.integers(2**63)))
+        while not state.is_terminal():
+            others = variants(state, rng) + [state.sample_hidden(p, rng) for p in range(game.num_players)]
+            for other in others:
+                for p in range(game.num_players):
+                    same = _same_view(state, other, p, information)
+                    told_apart += not same
+                    alike += same
+            random_playout(state, rng, int(rng.integers(1, stride + 1)))
+    return told_apart, alike
+
+
+def _same_view(a: State, b: State, p: int, information: Information) -> bool:
+    """Whether seat p knows the same facts in ``a`` and ``b``; its observations must agree with that."""
+    facts_a, facts_b = information(a, p), information(b, p)
+    differ = np.flatnonzero(a.observation(p) != b.observation(p))
+    if facts_a == facts_b:
+        assert differ.size == 0, f"seat {p} knows the same facts in both positions, but its observation " \
+            f"differs at {_where(a.game, differ)}"
+        return True
+    changed = sorted(k for k in facts_a.keys() | facts_b.keys() if facts_a.get(k) != facts_b.get(k))
+    assert differ.size, f"seat {p} can tell the positions apart by {changed}, its observation cannot"
+    return False
 
 
 # ===================================================================== determinism
@@ -458,6 +520,113 @@ def _check_masks_and_rewards(env: Any, seed: int) -> None:
         assert not any(env.rewards.values()), "a reward before the end of the game"
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert env.agents == [] and raw.game_state.is_terminal()
+
+
+# ===================================================================== global state
+@dataclass
+class GlobalStateStats:
+    """What a :func:`check_global_state` run covered."""
+
+    positions: int = 0
+    resamples: int = 0
+    resamples_moved: int = 0  # sample_hidden results whose position differs from the true one
+    hidden_changed: int = 0  # … whose global state differs
+
+
+def check_global_state(game: Game, episodes: int, seed: int, deep_every: int = 10,
+                       env_episodes: int = 2) -> GlobalStateStats:
+    """``State.global_state()`` and the env's ``state()`` / ``state_space``, for centralized critics.
+
+    Engine, over ``episodes`` seeded random games: ``state_layout`` has finite bounds; at every position the
+    global state is a fresh float32 vector of ``state_layout.size`` inside them, the same on a second call.
+    Every ``deep_every`` decisions: a clone and ``State.from_json(to_json())`` give the same vector, and for
+    every seat p ``sample_hidden(p)`` keeps p's observation while the global state changes at least
+    sometimes over the run (it carries the hidden information); a resample that leaves the position as it
+    was leaves the vector too. The stats let a game assert more (e.g. ``hidden_changed == resamples_moved``:
+    every hidden fact is in the vector).
+
+    Env, over ``env_episodes`` random games of the wrapped and the raw env: ``state_space`` is the layout's
+    Box; ``state()`` equals the engine's global state, lies in ``state_space`` and is the same whichever
+    agent is selected; PettingZoo's ``state_test`` checks pass without a warning.
+    """
+    layout = game.state_layout
+    _check_bounds(layout)
+    low, high = layout.bounds()
+    rng = np.random.default_rng(seed)
+    stats = GlobalStateStats()
+    decisions = 0
+    for _ in range(episodes):
+        state = game.new_initial_state(int(rng.integers(2**63)))
+        while True:
+            vector = _checked_global_state(state, low, high)
+            stats.positions += 1
+            if decisions % deep_every == 0 or state.is_terminal():
+                for copy in (state.clone(), State.from_json(state.to_json())):
+                    assert np.array_equal(copy.global_state(), vector), "a copy of the state has another global state"
+                _check_hidden_in_global_state(state, vector, rng, stats)
+            if state.is_terminal():
+                break
+            state.apply_action(random_action(state, rng))
+            decisions += 1
+    assert stats.hidden_changed > 0, "no resample of the hidden information ever changed the global state"
+    for wrapped in (True, False):
+        _check_env_state(envs.make(game.name, wrapped=wrapped, **game.options), env_episodes, seed, low, high)
+    return stats
+
+
+def _checked_global_state(state: State, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    vector = state.global_state()
+    size = state.game.state_layout.size
+    assert isinstance(vector, np.ndarray) and vector.dtype == np.float32 and vector.shape == (size,), \
+        f"global_state() must be float32 of shape ({size},)"
+    outside = np.flatnonzero(~((vector >= low) & (vector <= high)))  # NaN counts as outside
+    assert outside.size == 0, f"global_state() outside the state_layout bounds at " \
+        f"{_where(state.game, outside, state.game.state_layout)}: {vector[outside[:8]].tolist()}"
+    again = state.global_state()
+    assert np.array_equal(again, vector) and not np.shares_memory(again, vector), \
+        "global_state() must give the same fresh vector on every call"
+    return vector
+
+
+def _check_hidden_in_global_state(state: State, vector: np.ndarray, rng: np.random.Generator,
+                                  stats: GlobalStateStats) -> None:
+    position = _position(state)
+    for p in range(state.num_players):
+        sample = state.sample_hidden(p, rng)
+        assert np.array_equal(sample.observation(p), state.observation(p))
+        moved = _position(sample) != position
+        changed = not np.array_equal(sample.global_state(), vector)
+        assert moved or not changed, "the global state changed although the resampled position did not"
+        stats.resamples += 1
+        stats.resamples_moved += moved
+        stats.hidden_changed += changed
+
+
+def _check_env_state(env: Any, episodes: int, seed: int, low: np.ndarray, high: np.ndarray) -> None:
+    from pettingzoo.test.state_test import test_state, test_state_space
+
+    space = env.state_space
+    assert space is env.state_space, "state_space is not cached"
+    assert np.array_equal(space.low, low) and np.array_equal(space.high, high) and space.dtype == np.float32
+    raw = env.unwrapped
+    rng = np.random.default_rng(seed)
+    for episode in range(episodes):
+        env.reset(seed=seed + episode)
+        for agent in env.agent_iter():
+            vector = env.state()
+            assert np.array_equal(vector, raw.game_state.global_state()), "env.state() is not the global state"
+            assert space.contains(vector), "env.state() is outside state_space"
+            for other in raw.agents:  # the critic's input must not depend on whose turn the env shows
+                raw.agent_selection = other
+                assert np.array_equal(env.state(), vector), f"env.state() changes when {other} is selected"
+            raw.agent_selection = agent
+            obs, _, terminated, truncated, _ = env.last()
+            env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    if env is not raw:  # PettingZoo's test steps unmasked random actions: an illegal one ends the wrapped game
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # PettingZoo only warns about bad state spaces and states
+            test_state_space(env)
+            test_state(env, num_cycles=50, seed=seed)
 
 
 # ===================================================================== golden playthroughs

@@ -226,3 +226,72 @@ def play(state: State, *names: str) -> State:
     for name in names:
         state.apply_action(state.string_to_action(name))
     return state
+
+
+# ===================================================================== information (F30)
+def public_facts(state: State, player: int) -> dict[str, Any]:
+    """F30: what every player sees, hence also ``player`` (nobody has private cards, F31). Facts of a round
+    (display, bids, start player) are gone once the game is over."""
+    running = not state.is_terminal()
+    return {
+        "towers": state.towers, "rubble": [sorted(r) for r in state.rubble], "blocked": state.blocked,
+        "display": [(state.display[s], state.status[s]) for s in range(state.k)],
+        "discard": state.discard, "draw_pile_size": len(state.draw), "pass": state.pass_no, "round": state.round,
+        "start_player": state.start if running else None, "bids": state.bids, "high_bid": state.high,
+        "high_bidder": state.high_bidder, "winner": state.winner, "take_count": state.take_n,
+        "teardown": state.teardown, "phase": state.phase, "to_act": state.current_player,
+    }
+
+
+def _tower_ok(values: list[int], zero_starts: bool) -> bool:
+    """F37: every card of the tower fits on the one below it (F20)."""
+    below = None
+    for v in values:
+        if not ref_can_place(below, v, zero_starts):
+            return False
+        below = v
+    return True
+
+
+def public_swaps(state: State, rng, count: int) -> list[State]:
+    """Up to ``count`` positions that differ from ``state`` only in public cards: two cards of one type and
+    different values trade places between towers (any seat, any height), rubble piles and the discard pile,
+    every tower staying legal (F20). The draw pile and the round are untouched."""
+    d = json.loads(state.to_json())
+    s = d["state"]
+    zero_starts = state.game.options["zero_starts_tower"]
+    places = []  # (zone, seat, type or None, index), kind
+    for p, towers in enumerate(s["towers"]):
+        for t, tower in enumerate(towers):
+            places += [(("tower", p, t, j), kind(t, v)) for j, v in enumerate(tower)]
+    for p, rubble in enumerate(s["rubble"]):
+        places += [(("rubble", p, None, j), k) for j, k in enumerate(rubble)]
+    places += [(("discard", None, None, k), k) for k, c in enumerate(s["discard"]) if c]
+    out = []
+    for i in rng.permutation(len(places)):
+        for j in rng.permutation(len(places)):
+            (a, ka), (b, kb) = places[i], places[j]
+            if len(out) == count:
+                return out
+            if ka // 16 != kb // 16 or ka == kb:
+                continue
+            new = json.loads(json.dumps(d))
+            _put(new["state"], a, ka, kb)
+            _put(new["state"], b, kb, ka)
+            towers, rubble = new["state"]["towers"], new["state"]["rubble"]
+            if all(_tower_ok(tower, zero_starts) for row in towers for tower in row) and \
+                    all(k % 16 for pile in rubble for k in pile):  # F37, F38: legal towers, no 0 in rubble
+                out.append(State.from_json(json.dumps(new)))
+    return out
+
+
+def _put(s: dict[str, Any], place: tuple, old: int, new: int) -> None:
+    """Replace card ``old`` by ``new`` at ``place`` of the serialised state ``s``."""
+    zone, p, t, j = place
+    if zone == "tower":
+        s["towers"][p][t][j] = new % 16
+    elif zone == "rubble":
+        s["rubble"][p][j] = new
+    else:
+        s["discard"][old] -= 1
+        s["discard"][new] += 1

@@ -178,7 +178,8 @@ def expected_observation(state: State, player: int, d: dict[str, Any] | None = N
     game = state.game
     C, K = game.n_colours, game.num_kinds
     rounds, cap = game.options["rounds"], game.options["max_turns_per_round"]
-    cap = 7 * (12 * C - 2 * HAND) if cap == "auto" else cap  # L29
+    initial = 12 * C - 2 * HAND  # the initial draw pile (L6)
+    cap = 7 * initial if cap == "auto" else cap  # L29
     me, opp = player, 1 - player
 
     def count(zone: list[int]) -> np.ndarray:
@@ -205,15 +206,16 @@ def expected_observation(state: State, player: int, d: dict[str, Any] | None = N
         "opp_known": known_opp,
         "unseen": count(d["deck"]) + count(d["hands"][opp]) - known_opp,  # L32
         "discard_order": order,
-        "draw_pile": np.array([len(d["deck"]) / (12 * C - 2 * HAND)], np.float32),
+        "draw_pile": np.array([len(d["deck"]) / initial], np.float32),
         "hand_sizes": np.array([len(d["hands"][me]) / HAND, len(d["hands"][opp]) / HAND], np.float32),
         "to_move": np.array([d["current_player"] == me], np.float32),
         "step": step,
         "forbidden": forbidden,
         "match": np.array([min(d["round"], rounds) / rounds, d["extra_rounds"] / 5, 1 / rounds,
-                           d["starter"] == me, 0 if cap is None else d["turn"] / cap, cap is not None],
-                          np.float32),
-        "turn": np.array([d["turn"] / (12 * C - 2 * HAND)], np.float32),
+                           d["starter"] == me], np.float32),
+        "cap_progress": np.array([0 if cap is None else d["turn"] / cap], np.float32),
+        "turn_cap": np.array([0 if cap is None else 7 * initial / cap], np.float32),  # 1 for the default cap
+        "turn": np.array([d["turn"] / (initial if cap else d["turn"] + initial)], np.float32),
         "scores": np.array([d["cumulative"][me], d["cumulative"][opp], live[me], live[opp]]) / 100,
     }
 
@@ -228,3 +230,52 @@ def check_observation(state: State, player: int, d: dict[str, Any] | None = None
     if not np.allclose(got, want, rtol=1e-6, atol=1e-7):
         wrong = [f.name for f in layout if not np.allclose(got[f.slice], want[f.slice], rtol=1e-6, atol=1e-7)]
         raise AssertionError(f"observation of seat {player} differs from the position in fields {wrong}")
+
+
+# ===================================================================== information (L30–L34)
+def visible_facts(state: State, player: int) -> dict[str, Any]:
+    """What ``player`` may know and L34 asks the observation to carry (L30, L31, L33): own hand, all
+    expeditions, the ordered discard piles, the draw-pile size, the opponent's known cards and hand size,
+    whose turn and which step, the forbidden pile, round, rounds, extra rounds, the starter, the turn
+    counter and cap, the scores; the step and forbidden pile only while the game runs."""
+    d = state_dict(state)
+    g = state.game
+    opp = 1 - player
+    running = d["current_player"] != -1
+    return {
+        "hand": sorted(d["hands"][player]), "expeditions": d["expeditions"], "piles": d["piles"],
+        "draw_pile_size": len(d["deck"]), "opp_known": d["known"][opp], "opp_hand_size": len(d["hands"][opp]),
+        "to_act": d["current_player"], "step": d["step"] if running else None,
+        "forbidden": d["forbidden"] if running else None, "round": d["round"], "rounds": g.options["rounds"],
+        "extra_rounds": d["extra_rounds"], "starter": d["starter"], "turn": d["turn"], "turn_cap": g.turn_cap,
+        "cumulative": d["cumulative"], "round_open": d["round_open"],
+    }
+
+
+def public_changes(state: State, rng: np.random.Generator) -> list[State]:
+    """Positions that differ from ``state`` in one public fact: another turn cap (L29, L34g), two different
+    cards of a discard pile swapped (L34c), the turn counter one lower (L34g)."""
+    d = json.loads(state.to_json())
+    s = d["state"]
+    out = []
+    for cap in ("auto", None, max(s["turn"] + 1, state.game.initial_draw_pile), 10**6):
+        if cap != d["options"]["max_turns_per_round"]:
+            out.append(_changed(d, lambda d, cap=cap: d["options"].update(max_turns_per_round=cap)))
+    piles = [c for c, pile in enumerate(s["piles"]) if len(set(pile)) > 1]
+    if piles:
+        c = piles[int(rng.integers(len(piles)))]
+        i, j = rng.choice(len(s["piles"][c]), 2, replace=False)
+        if s["piles"][c][i] != s["piles"][c][j]:
+            def swap(d):
+                pile = d["state"]["piles"][c]
+                pile[i], pile[j] = pile[j], pile[i]
+            out.append(_changed(d, swap))
+    if s["turn"]:
+        out.append(_changed(d, lambda d: d["state"].update(turn=d["state"]["turn"] - 1)))
+    return out
+
+
+def _changed(d: dict[str, Any], change) -> State:
+    new = json.loads(json.dumps(d))
+    change(new)
+    return State.from_json(json.dumps(new))

@@ -230,3 +230,17 @@ def test_save_png_roundtrip(tmp_path):
 def test_save_png_rejects_bad_arrays(tmp_path, bad):
     with pytest.raises(ValueError):
         save_png(bad, tmp_path / "bad.png")
+
+
+def test_legend_flows_entries_into_rows_and_paints_the_swatches():
+    from envs.core.canvas import LEGEND_ROW, SWATCH, legend_height
+
+    items = [((200, 10, 10), "RED"), (None, "A LONGER EXPLANATION"), ((10, 10, 200), "BLUE")]
+    wide, narrow = Canvas(400, 60), Canvas(140, 60)
+    assert wide.legend(2, 2, 396, items) == LEGEND_ROW == legend_height(items, 396)
+    assert narrow.legend(2, 2, 136, items) == 3 * LEGEND_ROW  # one entry per row when they do not fit
+    assert legend_height([], 100) == 0
+    for canvas in (wide, narrow):
+        assert painted(canvas, (200, 10, 10)).sum() == (SWATCH - 2) ** 2  # inside the swatch's border
+        assert painted(canvas, (10, 10, 200)).any()
+    assert not painted(narrow)[3 * LEGEND_ROW + 2:].any()  # nothing below the rows it reported

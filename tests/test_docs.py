@@ -38,13 +38,16 @@ def test_readme_commands_exist_in_makefile_and_ci():
 
 @pytest.mark.parametrize("name", envs.list_games())
 def test_game_doc_tables_are_generated_from_the_code(name):
-    """docs/<game>.md holds the options table and an observation layout, exactly as the code makes them."""
+    """docs/<game>.md holds the options table, an observation layout and (once the game has one) the global
+    state's layout, exactly as the code makes them."""
     doc = (ROOT / "docs" / f"{name}.md").read_text()
     assert "<!-- generated: options -->" in doc and "<!-- generated: layout {} -->" in doc
     assert render(doc, name) == doc, "run: python docs/update_tables.py"
     game_class = envs.game_class(name)
     assert markdown_table(game_class.option_schema) in doc
     assert game_class().layout.to_markdown() in doc
+    if hasattr(game_class(), "state_layout"):  # a game with a global state documents it the same way
+        assert "<!-- generated: state_layout {} -->" in doc and game_class().state_layout.to_markdown() in doc
 
 
 def test_readme_lists_every_registered_game():

@@ -22,6 +22,8 @@ from tests.contract import (
     check_bad_input,
     check_determinism,
     check_env_api,
+    check_global_state,
+    check_observations_tell_apart,
     check_random_play,
     check_registry,
     golden_playthrough,
@@ -35,6 +37,8 @@ from tests.five_towers_helpers import (
     expected_legal,
     kind,
     multiplicity,
+    public_facts,
+    public_swaps,
     ref_can_place,
     ref_score,
 )
@@ -179,6 +183,16 @@ def test_F36_to_F45_random_play_keeps_the_contract_and_the_invariants(name):
     assert checker.rounds_checked >= episodes * 16
 
 
+@pytest.mark.parametrize("options", [{}, {"num_players": 4, "rebuild_removed_tower": False}], ids=["2p", "4p"])
+def test_F30_every_public_fact_is_in_the_observation(options):
+    """Positions that differ in public cards only (two cards of a type trading places between towers, rubble
+    piles and the discard pile, or within a tower) give every seat different observations; reshuffling the
+    draw pile (F31) gives the same ones."""
+    told_apart, alike = check_observations_tell_apart(Game(**options), 3, seed=8, information=public_facts,
+                                                      variants=lambda state, rng: public_swaps(state, rng, 8))
+    assert told_apart > 500 and alike > 100
+
+
 def test_checker_catches_broken_invariants(monkeypatch):
     """The invariant callbacks can fail: a duplicated card, an illegal tower, a wrong mask."""
     game = Game()
@@ -307,13 +321,35 @@ def test_golden_playthrough(options, filename):
 
 
 def test_doc_has_the_generated_tables_and_every_observation_size():
-    """``tests/test_docs.py`` checks the options and 2-player layout tables; the sizes for 2–5 players too."""
+    """``tests/test_docs.py`` checks the options and 2-player layout tables; the sizes for 2–5 players too
+    (observation and global state)."""
     doc = (Path(__file__).resolve().parents[1] / "docs" / "five_towers.md").read_text()
     assert Game().layout.to_markdown() in doc
     for n in (2, 3, 4, 5):
         assert f"{Game(num_players=n).layout.size} ({n} players)" in doc
+        assert f"{Game(num_players=n).state_layout.size} ({n} players)" in doc
 
 
 def test_env_docstring_has_the_action_and_observation_tables():
     for doc in (env.__doc__, raw_env.__doc__):
         assert Game().layout.to_markdown() in doc and "TEAR DOWN the top of tower type" in doc
+
+
+# ===================================================================== global state
+@pytest.mark.parametrize("options", [{}, {"num_players": 4, "canonical_order": False},
+                                     {"num_players": 5, "auto_resolve_forced": True}], ids=["2p", "4p", "5p_auto"])
+def test_global_state_is_the_whole_position(options):
+    """The global state holds every public fact in table order (seat 0's observation, F30) and the one
+    secret, the draw pile's order (F31): every reshuffle of the draw pile changes it, no observation."""
+    game = Game(**options)
+    stats = check_global_state(game, episodes=3, seed=5)
+    assert stats.positions > 300 and stats.hidden_changed == stats.resamples_moved > 0
+    state = game.new_initial_state(2)
+    random_playout(state, np.random.default_rng(2), 30)
+    vector = state.global_state()
+    assert np.array_equal(vector[:game.layout.size], state.observation(0))
+    depths = np.rint(game.state_layout.unpack(vector)["draw_order"] * game.deck_size).astype(int)
+    assert sorted(depths[depths > 0]) == list(range(1, len(state.draw) + 1))  # one card per depth
+    for depth, kind_ in enumerate(reversed(state.draw), 1):  # the copies of a kind sit side by side
+        copies = depths[game.first_copy[kind_]:game.first_copy[kind_] + game.multiplicity[kind_]]
+        assert depth in copies

@@ -12,8 +12,9 @@ import itertools
 import numpy as np
 import pytest
 
+from envs.core.canvas import legend_height
 from envs.core.game import TERMINAL
-from envs.five_towers import Game
+from envs.five_towers import Game, render
 from envs.five_towers.game import BLOCKED as ENGINE_BLOCKED
 from envs.five_towers.game import NO_TOWER, SEAT_FIELDS, can_place, longest_fit, tower_score
 from tests.five_towers_helpers import (
@@ -465,6 +466,21 @@ def test_F31_observation_is_egocentric_and_the_same_for_everybody():
     assert np.array_equal(me["unseen"], counts) and me["draw_pile"][0] == pytest.approx(len(state.draw) / 80)
 
 
+def test_F30_towers_in_order_and_rubble_piles_are_observed():
+    """Issue 8's pair: seat 0 Tree [15, 12, 8, 3] with seat 1's rubble {Tree 14}, against seat 0 Tree
+    [14, 12, 8, 3] with rubble {Tree 15}. Same tops, heights, scores and rubble counts; F30 lets everybody
+    see the difference, so every observation must show it."""
+    display = [kind(SAND, 4), kind(CANDY, 9)]
+    a = build(display=display, towers={0: {TREE: [15, 12, 8, 3]}}, rubble={1: [kind(TREE, 14)]})
+    b = build(display=display, towers={0: {TREE: [14, 12, 8, 3]}}, rubble={1: [kind(TREE, 15)]})
+    assert a.draw == b.draw and a.scores() == b.scores()
+    for p in range(2):
+        assert not np.array_equal(a.observation(p), b.observation(p)), f"seat {p} cannot tell them apart"
+    seen = a.game.layout.unpack(a.observation(1))  # seat 1's view: seat 0 is row 1
+    assert np.allclose(seen["tower_cards"][1, TREE, :5] * 16 - 1, [15, 12, 8, 3, -1])
+    assert seen["rubble_cards"][0, kind(TREE, 14)] == 1 and seen["rubble_cards"].sum() == 1
+
+
 def test_F45_shuffling_the_draw_pile_changes_no_observation():
     state = feasibility()
     other = state.clone()
@@ -510,3 +526,8 @@ def test_render_text_and_picture():
     assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3 and min(image.shape[:2]) > 200
     assert len(np.unique(image.reshape(-1, 3), axis=0)) > 10
     assert image.shape != Game(num_players=5).new_initial_state(0).render_rgb().shape  # grows with n
+    rows = legend_height(render.LEGEND, image.shape[1] - 2 * render.GAP) + render.GAP
+    legend = image[-rows:]  # the legend under the table: a swatch per type (F2) and what the marks mean
+    for t, colour in enumerate(render.TYPE_RGB):
+        assert np.all(legend == colour, axis=2).any(), f"no {render.TYPE_NAMES[t]} swatch in the legend"
+    assert any("CARD VALUE" in text for _, text in render.LEGEND)

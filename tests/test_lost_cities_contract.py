@@ -17,11 +17,14 @@ from tests.contract import (
     check_bad_input,
     check_determinism,
     check_env_api,
+    check_global_state,
+    check_observations_tell_apart,
     check_random_play,
     check_registry,
     golden_playthrough,
     random_playout,
 )
+from tests.lost_cities_helpers import public_changes, visible_facts
 
 GOLDEN = Path(__file__).parent / "golden"
 MAX_EXTRA_ROUNDS = 5  # L27
@@ -224,6 +227,17 @@ def test_L27_L49_a_match_tied_every_round_stops_after_five_extra_rounds():
     assert starters == [1, 0, 1, 0, 1, 0] and list(state.returns()) == [0, 0]
 
 
+@pytest.mark.parametrize("options", [{}, {"n_colours": 6, "rounds": 2, "max_turns_per_round": 100}],
+                         ids=["default", "6colours_2rounds_cap100"])
+def test_L34_every_fact_a_seat_may_know_is_in_its_observation(options):
+    """Positions that differ in one public fact (the turn cap, from turn 0 on; a discard pile's order; the
+    turn counter) give every seat different observations; resampling what a seat cannot see (L47) does
+    not change its observation."""
+    told_apart, alike = check_observations_tell_apart(Game(**options), 3, seed=6, information=visible_facts,
+                                                      variants=public_changes, stride=30)
+    assert told_apart > 300 and alike > 50
+
+
 def test_the_checker_can_fail():
     """A duplicated card breaks L39; a step that changes nothing is not a transition."""
     state = Game(first_player=0).new_initial_state(3)
@@ -346,3 +360,34 @@ def test_pettingzoo_api_seed_render_pickle(options):
                                                     "lost_cities_6colours_2rounds_seed7.txt")])
 def test_golden_playthrough(options, filename):
     assert_matches_golden(golden_playthrough(Game(**options), 7), GOLDEN / filename)
+
+
+# ===================================================================== global state
+@pytest.mark.parametrize("options", [{}, {"n_colours": 6, "rounds": 2, "max_turns_per_round": None}],
+                         ids=["default", "6colours_2rounds_nocap"])
+def test_global_state_is_the_whole_position(options):
+    """Both hands and the draw pile's order are in the global state (L31, L32), seats in table order: every
+    resample of the hidden cards that moves one changes it."""
+    game = Game(**options)
+    stats = check_global_state(game, episodes=2, seed=5)
+    assert stats.positions > 200 and stats.hidden_changed > 0
+    state = game.new_initial_state(4)
+    rng = np.random.default_rng(4)
+    while not state.is_terminal():  # every resample that moves a hidden card changes the global state
+        for p in (0, 1):
+            sample = state.sample_hidden(p, rng)
+            moved = (sample.hands, sample.deck) != (state.hands, state.deck)
+            assert moved == (not np.array_equal(sample.global_state(), state.global_state()))
+        random_playout(state, rng, 10)
+    state = game.new_initial_state(4)
+    random_playout(state, np.random.default_rng(4), 41)  # the seat to act is in its draw step
+    v = game.state_layout.unpack(state.global_state())
+    for p in (0, 1):
+        held = [k for k, n in state.hands[p].items() for _ in range(n)]
+        assert np.array_equal(v["hands"][p], np.bincount(held, minlength=game.num_kinds))
+    assert v["to_act"].tolist() == [state.current_player == 0, state.current_player == 1]
+    depths = np.rint(v["draw_order"] * game.initial_draw_pile).astype(int)
+    assert sorted(depths[depths > 0]) == list(range(1, len(state.deck) + 1))
+    assert depths[game.first_copy[state.deck[-1]]] == 1  # the next card drawn (a wager's nearest copy first)
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "lost_cities.md").read_text()
+    assert f"Size: {Game().state_layout.size} (5 colours), {Game(n_colours=6).state_layout.size} (6 colours)" in doc

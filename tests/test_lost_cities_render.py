@@ -25,7 +25,7 @@ def label_rows(image: np.ndarray, x: int, y0: int, y1: int) -> int:
 @pytest.mark.parametrize("n_colours", [5, 6])
 def test_every_card_of_a_full_expedition_shows_its_value(n_colours):
     image = full_columns(n_colours).render_rgb()
-    assert image.dtype == np.uint8 and image.shape == (r.HEIGHT, image.shape[1], 3)
+    assert image.dtype == np.uint8 and image.shape[0] > r.HEIGHT and image.shape[2] == 3  # the legend below
     column_h = r.COLUMN_H - r.LINE  # without the score line
     # player 0's red column hangs down from the piles, player 1's blue column stands up towards them
     assert label_rows(image, r.GAP + 4 * r.COL_W, r.Y_P0_COLUMNS, r.Y_P0_COLUMNS + column_h) == 12
@@ -50,3 +50,30 @@ def test_the_player_to_act_is_framed_in_gold_and_the_forbidden_pile_in_red():
     image = state.render_rgb()
     assert np.all(image[piles] == r.RED, axis=2).any()  # L21: that pile is closed for this draw
     assert gold_near_hand(image, p)  # still the same player's turn (L11)
+
+
+def test_the_text_table_marks_the_card_just_drawn_only_in_hands_the_viewer_sees():
+    """A pile draw is public (L30) yet only the drawer's own view marks it "(new)"; a deck draw is hidden
+    from the opponent (L32): their view shows "?" and no mark."""
+    state = build(piles={BLUE: cards(BLUE, "4")}, step="draw")
+    state.apply_action(2 * state.game.num_kinds + 1 + BLUE)  # seat 0 takes the blue 4 from its pile
+    assert "blue 4 (new)" in state.render_text(0) and "blue 4 (new)" in state.render_text()
+    assert "(new)" not in state.render_text(1) and "player 0 hand: blue 4, ?" in state.render_text(1)
+    state.apply_action(state.legal_actions()[-1])  # seat 1 discards, then draws from the deck
+    state.apply_action(2 * state.game.num_kinds)
+    mine, theirs = state.render_text(1), state.render_text(0)
+    assert mine.split("player 1 hand:")[1].count("(new)") == 1 and "(new)" not in mine.split("player 1 hand:")[0]
+    assert "(new)" not in theirs.split("player 1 hand:")[1] and "blue 4 (new)" in theirs
+
+
+@pytest.mark.parametrize("n_colours", [5, 6])
+def test_the_picture_has_a_legend_naming_every_colour(n_colours):
+    """Under the table: a swatch per expedition colour (L2) and the meaning of the marks and numbers."""
+    image = Game(n_colours=n_colours).new_initial_state(0).render_rgb()
+    legend = image[r.HEIGHT:]
+    for c in range(6):
+        assert np.all(legend == r.COLOURS_RGB[c], axis=2).any() == (c < n_colours), r.COLOUR_NAMES[c]
+    texts = [text for _, text in r._legend(n_colours)]
+    assert "PURPLE" in texts if n_colours == 6 else "PURPLE" not in texts
+    assert any("WAGER" in t for t in texts) and any("CARD VALUE" in t for t in texts)
+    assert legend.shape[0] > 4 * 12  # several rows of entries, nothing clipped away

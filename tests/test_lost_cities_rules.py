@@ -210,7 +210,32 @@ def test_L29_no_cap_with_None():
     state = build({"max_turns_per_round": None}, step="draw", turn=5000)
     draw_deck(state)
     assert not state.is_terminal() and state_dict(state)["turn"] == 5001
-    assert obs(state, 0)["match"][5] == 0  # "a cap exists" is off (L34g)
+    o = obs(state, 0)
+    assert o["cap_progress"][0] == 0 and o["turn_cap"][0] == 0  # no cap to see coming (L34g)
+    assert o["turn"][0] == pytest.approx(5001 / (5001 + 44))  # squashed below 1: no cap bounds it
+
+
+def test_L34g_the_turn_cap_is_observable_from_turn_0():
+    """Two games that differ only in the cap differ in every observation already at turn 0, and the
+    turn fields stay inside their (finite) bounds up to the cap."""
+    caps = ["auto", 44, 45, 100, 10**6, None]
+    seen = set()
+    for cap in caps:
+        game = Game(max_turns_per_round=cap)
+        state = game.new_initial_state(3)
+        assert state_dict(state)["turn"] == 0
+        views = [state.observation(p) for p in (0, 1)]
+        seen.update(v.tobytes() for v in views)
+        o = game.layout.unpack(views[0])
+        assert o["cap_progress"][0] == 0 and o["turn"][0] == 0
+        expected = {"auto": 1, None: 0}[cap] if cap in ("auto", None) else 308 / cap  # default cap / cap
+        assert o["turn_cap"][0] == pytest.approx(expected)
+        low, high = game.layout.bounds()
+        assert np.isfinite(low).all() and np.isfinite(high).all()
+        if cap is not None:
+            at_cap = game.layout.unpack(build({"max_turns_per_round": cap}, turn=game.turn_cap).observation(0))
+            assert at_cap["cap_progress"][0] == 1 and at_cap["turn"][0] == high[game.layout["turn"].start]
+    assert len(seen) == 2 * len(caps)
 
 
 @pytest.mark.parametrize("n_colours, value, ok", [
@@ -588,9 +613,10 @@ def test_L30_L34_observation_fields_hold_the_public_information():
     assert o1["to_move"][0] == 1 and o0["to_move"][0] == 0
     assert list(o1["step"]) == [0, 1] and list(o0["step"]) == [0, 1]
     assert list(o1["forbidden"]) == [0, 0, 1, 0, 0, 0]
-    # L34g: round/rounds, extra round, 1/rounds, I started, turn/cap, cap exists
-    assert o1["match"] == pytest.approx([2 / 3, 0, 1 / 3, 1, 10 / 308, 1])
-    assert o0["match"] == pytest.approx([2 / 3, 0, 1 / 3, 0, 10 / 308, 1])
+    # L34g: round/rounds, extra round, 1/rounds, I started; turn/cap, the cap (1 = the default), turn/44
+    assert o1["match"] == pytest.approx([2 / 3, 0, 1 / 3, 1]) and o0["match"] == pytest.approx([2 / 3, 0, 1 / 3, 0])
+    for o in (o0, o1):
+        assert [o["cap_progress"][0], o["turn_cap"][0], o["turn"][0]] == pytest.approx([10 / 308, 1, 10 / 44])
     # L34h: cumulative scores then provisional round scores (green W 4 = −32, yellow 2 5 = −13), mine first
     assert o1["scores"] == pytest.approx([-0.12, 0.30, -0.32, -0.13])
     assert o0["scores"] == pytest.approx([0.30, -0.12, -0.13, -0.32])

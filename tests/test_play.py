@@ -122,3 +122,43 @@ def test_command_line(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         main(["lost_cities", "--seat", "north"])
     assert "expected a seat number or 'random'" in capsys.readouterr().err
+
+
+def test_a_decision_with_one_legal_action_is_made_with_a_notice():
+    """Five Towers: bidding 5 on the first display leaves the winner nothing to choose (every card fits):
+    the tear-down, five takes and the placements are made for the player, one line each, no prompt."""
+    answers, out = Answers("bid 5", "1", "q"), io.StringIO()
+    play("five_towers", ["random"], seat=0, seed=3, input_stream=answers, output_stream=out)
+    text = out.getvalue()
+    forced = re.findall(r"^you: (.*) \(your only legal action\)$", text, re.MULTILINE)
+    assert forced[:7] == ["tear down none", *(f"take slot {s}" for s in range(5)), "place slot 4"]
+    assert answers.prompts == 3 and text.count("your move (") == 3  # bid, one real placement choice, quit
+
+
+def test_the_card_just_drawn_is_marked():
+    """After drawing from the deck, the next table marks that card in the player's hand (and only there)."""
+    _, text, _ = run("1", "draw deck", "q", seat=0, seed=4)
+    hands = re.findall(r"^player 0 hand: (.*)$", text, re.MULTILINE)  # card step, draw step, card step
+    assert len(hands) == 3 and "(new)" not in hands[0] + hands[1] and hands[2].count("(new)") == 1
+    assert text.count("(new)") == 1  # nothing marked in the opponent's hand
+    before, after = hands[1].split(", "), hands[2].split(", ")  # 7 cards in the draw step, then 8
+    new = next(card for card in after if card.endswith(" (new)")).removesuffix(" (new)")
+    assert after.count(new + " (new)") + after.count(new) == before.count(new) + 1
+
+
+def test_the_table_is_printed_again_only_where_it_changed():
+    from training.play import HumanAgent
+
+    out = io.StringIO()
+    human = HumanAgent(None, 0, Answers(), out)
+    table = "header\nplayer 0 to act: bid\nplayer 0: tree 3\nplayer 1: -"
+    human.show(table)
+    assert out.getvalue() == "\n" + table + "\n"
+    for shown, expected in [(table, ""),  # nothing changed: nothing printed
+                            (table.replace("bid", "take"), "player 0 to act: take\n"),  # one line: that line
+                            (table.replace("3", "3 2").replace("-", "tree 9"), "\n" + table.replace("3", "3 2")
+                             .replace("-", "tree 9") + "\n")]:  # more: the whole table
+        out.seek(0)
+        out.truncate()
+        human.show(shown)
+        assert out.getvalue() == expected

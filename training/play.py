@@ -5,10 +5,12 @@
     python -m training.play five_towers --set num_players=3 --opponent heuristic random
 
 You see the table as your seat sees it (``State.render_text(viewer=you)``: never the opponents' hidden
-cards), then your legal actions, numbered. Answer with the number or the action's text (case and spacing
-ignored; a unique beginning such as ``draw d`` is enough); anything else gets a message saying why and a
-new prompt. ``?`` lists the actions again and ``q`` (or end of input) leaves the game. Opponents'
-moves are printed as they happen, and the final scores and result at the end.
+cards; the card you just drew is marked), then your legal actions, numbered. Answer with the number or
+the action's text (case and spacing ignored; a unique beginning such as ``draw d`` is enough); anything
+else gets a message saying why and a new prompt. ``?`` lists the actions again and ``q`` (or end of input)
+leaves the game. A decision with a single legal action is made for you, with a one-line notice. The table
+is printed again only when it changed: when only one line changed (the phase, say), just that line.
+Opponents' moves are printed as they happen, and the final scores and result at the end.
 
 Opponents are loaded by the shared loader (``training.agents.load_agent``): ``random``, ``heuristic``,
 ``pretrained`` or a checkpoint path, one spec for all opponent seats or one per opponent seat.
@@ -51,6 +53,7 @@ class HumanAgent:
     def __init__(self, env: Any, seat: int, input_stream: TextIO, output_stream: TextIO):
         self.env, self.seat = env, seat
         self.input, self.output = input_stream, output_stream
+        self.shown: list[str] = []  # the table as last printed
 
     def say(self, text: str = "") -> None:
         print(text, file=self.output, flush=True)
@@ -59,8 +62,10 @@ class HumanAgent:
         state = self.env.game_state
         legal = np.flatnonzero(action_mask).tolist()
         names = [state.action_to_string(a) for a in legal]
-        self.say()
-        self.say(state.render_text(viewer=self.seat))
+        if len(legal) == 1:  # nothing to choose: no prompt
+            self.say(f"you: {names[0]} (your only legal action)")
+            return legal[0]
+        self.show(state.render_text(viewer=self.seat))
         self.say(f"you are player {self.seat}; " + self._listing(names))
         while True:
             self.output.write(f"your move (1-{len(legal)}, text, ? or q)> ")
@@ -83,6 +88,18 @@ class HumanAgent:
                 continue
             self.say(f"you: {state.action_to_string(action)}")
             return action
+
+    def show(self, table: str) -> None:
+        """Print the table, or only its changed line when just one changed (nothing if none did)."""
+        lines = table.splitlines()
+        changed = [new for old, new in zip(self.shown, lines, strict=False) if old != new]
+        if len(lines) == len(self.shown) and len(changed) <= 1:
+            if changed:
+                self.say(changed[0])
+        else:
+            self.say()
+            self.say(table)
+        self.shown = lines
 
     def choose(self, text: str, legal: list[int], names: list[str]) -> int:
         """The legal action meant by ``text`` (a list number, a name or a unique beginning of one)."""

@@ -27,6 +27,7 @@ class TabletopEnv(AECEnv):
       mask is all zeros for agents not on move and is mirrored in ``infos[agent]["action_mask"]``.
     * Rewards are terminal only: ``State.returns()`` (zero-sum, in [-1, 1]) when the game ends.
       A turn cap ends the episode with ``truncations`` set and zero rewards.
+    * ``state()`` / ``state_space``: the global state for centralized critics (``State.global_state``).
     * ``env.unwrapped.game_state`` is the engine state (``envs.core.game.State``), for analysis and search.
     * ``reset(seed=s)`` makes the whole episode reproducible; a later ``reset()`` without a seed
       continues the same seeded sequence of games.
@@ -55,6 +56,9 @@ class TabletopEnv(AECEnv):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in self.possible_agents}
+        state_layout = getattr(self.game, "state_layout", None)  # a game without a global state has no space
+        if state_layout is not None:
+            self.state_space = spaces.Box(*state_layout.bounds(), shape=(state_layout.size,), dtype=np.float32)
         self.game_state: State | None = None
         self._episode_seeds: np.random.Generator | None = None
 
@@ -116,6 +120,14 @@ class TabletopEnv(AECEnv):
             return
         self._actor = self.agent_selection = self.possible_agents[state.current_player]
         self.infos[self._actor]["action_mask"] = state.action_mask()
+
+    def state(self) -> np.ndarray:
+        """The global state (``State.global_state``): the whole position, hidden cards included, seats in
+        table order, the same whichever agent is selected; in ``state_space``. For centralized critics only:
+        agents must act on ``observe(agent)``."""
+        if self.game_state is None:
+            raise ValueError("state() was called before reset()")
+        return self.game_state.global_state()
 
     # ----------------------------------------------------------------- rendering
     def render(self) -> str | np.ndarray | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Sequence
 from os import PathLike
 
 import numpy as np
@@ -257,9 +258,43 @@ class Canvas:
         ty = y + (h - GLYPH_H * scale) // 2
         self.text(tx, ty, label, text_colour, scale)
 
+    def legend(self, x: int, y: int, width: int, items: Sequence[LegendItem],
+               colour: Colour = (225, 225, 225)) -> int:
+        """Draw legend entries — an optional colour swatch and a text each — flowing left to right in rows
+        within ``width``; returns the height used (:func:`legend_height`)."""
+        for dx, dy, (swatch, text) in _legend_flow(items, width):
+            if swatch is not None:
+                self.rect(x + dx, y + dy, SWATCH, SWATCH, swatch, _CARD_BORDER)
+                dx += SWATCH + 3
+            self.text(x + dx, y + dy + 1, text, colour)
+        return legend_height(items, width)
+
     def image(self) -> np.ndarray:
         """A copy of the pixels, safe to return from ``render()`` and keep."""
         return self.pixels.copy()
+
+
+LegendItem = tuple[Colour | None, str]
+"""A legend entry: a swatch colour (or None) and what it means."""
+SWATCH, LEGEND_ROW, LEGEND_GAP = 9, 12, 14
+
+
+def _legend_flow(items: Sequence[LegendItem], width: int) -> list[tuple[int, int, LegendItem]]:
+    """Where each legend entry goes: rows filled left to right, a new row when the next entry does not fit."""
+    out, dx, dy = [], 0, 0
+    for swatch, text in items:
+        w = (0 if swatch is None else SWATCH + 3) + Canvas.text_width(text)
+        if dx and dx + w > width:
+            dx, dy = 0, dy + LEGEND_ROW
+        out.append((dx, dy, (swatch, text)))
+        dx += w + LEGEND_GAP
+    return out
+
+
+def legend_height(items: Sequence[LegendItem], width: int) -> int:
+    """Height in pixels of :meth:`Canvas.legend` for these entries in ``width`` (0 without entries)."""
+    flow = _legend_flow(items, width)
+    return flow[-1][1] + LEGEND_ROW if flow else 0
 
 
 def save_png(pixels: np.ndarray, path: str | PathLike) -> None:

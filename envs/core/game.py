@@ -50,8 +50,8 @@ class Game(ABC):
 
     @abstractmethod
     def _setup(self) -> None:
-        """Derive constants and tables from ``self.options``; must set num_players, num_actions, layout and
-        state_layout."""
+        """Derive constants and tables from ``self.options``; must set num_players, num_actions and layout,
+        and state_layout once the game implements :meth:`State.global_state`."""
 
     @property
     def observation_size(self) -> int:
@@ -141,7 +141,10 @@ class State(ABC):
 
     def global_state(self) -> np.ndarray:
         """float32 vector of ``game.state_layout.size``: the whole position, hidden cards included, seats in
-        table order (not rotated), for centralized critics. Never part of any seat's observation."""
+        table order (not rotated), with whose decision it is, for centralized critics (PettingZoo's
+        ``state()``). Never part of any seat's observation.
+
+        Not abstract (yet): games still being written raise this error until they implement it."""
         raise NotImplementedError(f"{self.game.title} does not provide a global state yet")
 
     @abstractmethod

@@ -1,10 +1,17 @@
-"""Validation of game options: bad options fail at construction with a message saying what is allowed."""
+"""Validation of game options: bad options fail at construction with a message saying what is allowed.
+
+Numpy scalars (``np.int64(4)`` from a sweep, ``np.bool_(True)``, ``np.str_("random")``) are accepted as the
+Python value they hold, and the resolved options hold that plain value, so they print, compare and
+serialise to JSON like any other.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -58,9 +65,11 @@ def resolve(game: str, schema: Iterable[Option], given: Mapping[str, Any]) -> di
         raise ValueError(f"{game}: unknown option(s) {unknown}; known options: {sorted(schema)}")
     options = {}
     for name, option in schema.items():
-        value = given.get(name, option.default)
+        raw = given.get(name, option.default)
+        # np.int64 -> int, np.bool_ -> bool: the exact type checks below then apply to the plain value
+        value = raw.item() if isinstance(raw, np.generic) else raw
         if not option.check(value):
-            raise ValueError(f"{game}: option {name}={value!r} is not allowed; expected {option.allowed}")
+            raise ValueError(f"{game}: option {name}={raw!r} is not allowed; expected {option.allowed}")
         options[name] = value
     return options
 

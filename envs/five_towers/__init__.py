@@ -21,8 +21,9 @@ index      action                                       phase
 
 Types: 0 candy, 1 scary, 2 tree, 3 scrap, 4 sand. The observation (``Game(...).layout``, table below
 for 2 players, and in ``docs/five_towers.md``) is egocentric: every per-seat field has one row per player,
-row 0 being the observer, then the players to the left. Everything is public except the draw pile's order (F30, F31):
-the draw pile's contents are given per kind (``unseen``). Masks are exact and never lead to a dead end
+row 0 being the observer, then the players to the left. Everything is public except the draw pile's order (F30, F31),
+and the observation holds all of it, every tower card by card in order and every rubble card included; the draw
+pile's contents are given per kind (``unseen``). Masks are exact and never lead to a dead end
 (F25). Options: ``num_players`` (2–5), ``first_player``, ``final_partial_round``,
 ``reshuffle_includes_last_round``, ``zero_starts_tower``, ``rebuild_removed_tower``, ``tie_rule``,
 ``canonical_order``, ``auto_resolve_forced`` (§10). Rules: ``../shared/rules/five_towers.md``.

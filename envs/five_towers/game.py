@@ -24,6 +24,7 @@ from envs.core.game import TERMINAL
 from envs.core.game import Game as BaseGame
 from envs.core.game import State as BaseState
 from envs.core.layout import Layout
+from envs.core.piles import card_depths, first_copies
 
 TYPE_NAMES = ("candy", "scary", "tree", "scrap", "sand")  # F2
 NUM_TYPES, NUM_VALUES, NUM_KINDS, NUM_SLOTS = 5, 16, 80, 5
@@ -32,7 +33,8 @@ NO_TOWER, BLOCKED = 16, 17  # top codes besides the values 0…15
 
 PASS, TEAR_NONE, TEAR, TAKE, PLACE = 0, 6, 7, 12, 17  # F33
 SEAT_FIELDS = ("to_act", "start_player", "bid", "high_bidder", "winner", "max_bid", "tower_exists",
-               "tower_height", "tower_top", "tower_below", "tower_sealed", "tower_blocked", "rubble", "score")
+               "tower_height", "tower_top", "tower_below", "tower_cards", "tower_sealed", "tower_blocked",
+               "rubble", "rubble_cards", "score")
 """Observation fields with one row per seat, rotated so that row 0 is the observer (F31)."""
 BID, TEARDOWN, TAKING, PLACING = 0, 1, 2, 3
 PHASE_NAMES = ("bid", "teardown", "take", "place")
@@ -133,7 +135,7 @@ class Game(BaseGame):
         self.max_rounds = 2 * self.deck_size // 5  # F29: 32 or 44
         worst_rubble = self.max_rounds * (self.max_rounds + 1) / 2
         copies = max(self.multiplicity)
-        self.layout = Layout([
+        fields = [
             # This round's fields first, so that the cleanup erases them with one slice (F18). Seat fields
             # have one row per player: row 0 is the observer, then the players to the left (F31).
             ("to_act", n, "1 for the acting player (F30)", 0, 1),
@@ -157,17 +159,28 @@ class Game(BaseGame):
             ("tower_top", (n, 5, 16), "value of the top card, one-hot (F20)", 0, 1),
             ("tower_below", (n, 5, 16), "value of the card under the top, one-hot: what a tear-down "
              "uncovers (F15)", 0, 1),
+            ("tower_cards", (n, 5, self.per_type), "the whole tower in order: card j from the bottom, "
+             "(value + 1) / 16; 0 above the top (F30)", 0, 1),
             ("tower_sealed", (n, 5), "1 if the top is a 0 (F21)", 0, 1),
             ("tower_blocked", (n, 5), "1 if the type can never be built again (rebuild_removed_tower=False, "
              "F15)", 0, 1),
             ("rubble", n, "rubble cards / 10 (F15)", 0, self.max_rounds / 10),
+            ("rubble_cards", (n, NUM_KINDS), "the rubble pile: cards per kind (F15, F30)", 0, copies),
             ("score", n, "current score / 100 (F27)", -worst_rubble / 100, 3 * self.deck_size / 100),
             ("unseen", NUM_KINDS, "cards per kind in the draw pile, whose order is secret (F31)", 0, copies),
             ("discard", NUM_KINDS, "discard pile per kind (F30)", 0, copies),
             ("draw_pile", 1, "draw-pile size / deck size (F30)", 0, 1),
             ("second_pass", 1, "1 once the discard pile was reshuffled (F9)", 0, 1),
             ("round", 1, "round number / maximum rounds (F29)", 0, 1),
-        ])
+        ]
+        self.layout = Layout(fields)
+        # The global state (centralized critics): the observation unrotated, seat rows in table order, plus the
+        # one secret, the draw pile's order (F31)
+        self.state_layout = Layout([*fields, (
+            "draw_order", self.deck_size, "per card of the deck (kinds in order, the copies of a duplicated kind "
+            "side by side): depth in the draw pile / deck size, the next card 1/deck size; 0 if not in the draw "
+            "pile (F31)", 0, 1)])
+        self.first_copy = first_copies(self.multiplicity)
         self.round_fields_end = self.layout["teardown"].stop
         # obs_perm[p]: indices turning the seat-absolute vector into p's view (rows rotated, F31)
         base = np.arange(self.layout.size)
@@ -449,6 +462,7 @@ class State(BaseState):
             self._mark_tower(w, t, 0)
             v = self.towers[w][t].pop()
             self.rubble[w].append(16 * t + v)
+            self._obs[self.game.off["rubble_cards"] + NUM_KINDS * w + 16 * t + v] += 1
             if not self.towers[w][t] and not self.game.rebuild:
                 self.blocked[w][t] = True
             self._mark_tower(w, t, 1)
@@ -521,11 +535,22 @@ class State(BaseState):
     def observation(self, player: int) -> np.ndarray:
         return self._obs[self.game.obs_perm[player]]
 
+    def global_state(self) -> np.ndarray:
+        """Every player's facts in table order (the observation of seat 0) and the draw pile's order."""
+        g = self.game
+        out = np.empty(g.state_layout.size, np.float32)
+        out[:g.layout.size] = self._obs
+        card_depths(self.draw, g.first_copy, out[g.layout.size:], g.deck_size)
+        return out
+
     def _rebuild_obs(self) -> None:
         self._obs = np.zeros(self.game.layout.size, np.float32)
+        rubble = self.game.off["rubble_cards"]
         for p in range(self.game.num_players):
             for t in range(NUM_TYPES):
                 self._mark_tower(p, t, 1)
+            for kind in self.rubble[p]:
+                self._obs[rubble + NUM_KINDS * p + kind] += 1
         self._mark_cards(1)
         self._mark_round()
 
@@ -545,6 +570,9 @@ class State(BaseState):
                 obs[o["tower_sealed"] + i] = on
         elif self.blocked[p][t]:
             obs[o["tower_blocked"] + i] = on
+        cards = o["tower_cards"] + g.per_type * i
+        for j, v in enumerate(tower):
+            obs[cards + j] = on and (v + 1) / 16
         obs[o["rubble"] + p] = on and len(self.rubble[p]) / 10
         obs[o["score"] + p] = on and self.score(p) / 100
 

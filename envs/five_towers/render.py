@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.canvas import Canvas
+from envs.core.canvas import Canvas, LegendItem, legend_height
 from envs.core.game import TERMINAL
 
 from .game import EMPTY, NUM_SLOTS, NUM_TYPES, PLACED, TAKEN, TYPE_NAMES
@@ -15,6 +15,15 @@ if TYPE_CHECKING:
     from .game import State
 
 TYPE_RGB = ((240, 140, 190), (150, 90, 200), (80, 160, 70), (160, 160, 160), (235, 205, 90))  # F2 colours
+DECK_RGB, DISCARD_RGB, FRAME_RGB = (110, 70, 40), (60, 60, 60), (255, 230, 0)
+LEGEND: list[LegendItem] = [
+    *zip(TYPE_RGB, (name.upper() for name in TYPE_NAMES), strict=True),
+    (None, "0-15 = CARD VALUE"), (None, "TOWERS: TOP CARD ABOVE"), (None, "+N = N LOWER CARDS NOT DRAWN"),
+    (None, "T / P UNDER A SLOT: TAKEN / PLACED"), (None, "H = HIGH BID, K = CARDS SHOWN"),
+    (DECK_RGB, "DECK: DRAW PILE"), (DISCARD_RGB, "DISC: DISCARD PILE"), (None, "PTS = SCORE NOW"),
+    (None, "RUBBLE = TORN-DOWN CARDS"), (None, "X = TYPE BLOCKED FOR GOOD"), (FRAME_RGB, "PLAYER TO ACT"),
+]
+"""What the picture's colours, letters and numbers mean (drawn under the table)."""
 STATUS_NAMES = {TAKEN: "taken", PLACED: "placed"}
 
 
@@ -59,15 +68,16 @@ CARD_W, CARD_H, GAP, STEP, SHOWN = 30, 40, 6, 13, 12  # SHOWN: most cards drawn 
 
 def picture(state: State) -> np.ndarray:
     """The display with slot status, deck and discard counts, then one panel per player: five towers as
-    stacks of coloured cards (top card last), score, rubble and bid; the acting player's panel is framed."""
+    stacks of coloured cards (top card last), score, rubble and bid; the acting player's panel is framed.
+    A legend under it names the types and says what the letters and numbers mean."""
     g = state.game
     n = g.num_players
     panel_w = NUM_TYPES * (CARD_W + GAP) + GAP
     tower_h = CARD_H + (SHOWN - 1) * STEP
     width = max(n * (panel_w + GAP) + GAP, 460)
     header_h = CARD_H + 48
-    height = header_h + tower_h + 60
-    cv = Canvas(width, height)
+    table_h = header_h + tower_h + 60
+    cv = Canvas(width, table_h + legend_height(LEGEND, width - 2 * GAP) + GAP)
 
     status = "GAME OVER" if state.current_player == TERMINAL else \
         f"P{state.current_player} TO ACT: {state.phase.upper()}  H={state.high}  K={state.k}"
@@ -85,16 +95,16 @@ def picture(state: State) -> np.ndarray:
             cv.text(x + 4, y + CARD_H + 3, "T" if state.status[s] == TAKEN else "P")
         cv.card(x, y, CARD_W, CARD_H, colour, str(kind & 15))
     x = GAP + NUM_SLOTS * (CARD_W + GAP) + 2 * GAP
-    cv.card(x, y, CARD_W, CARD_H, (110, 70, 40), str(len(state.draw)))
+    cv.card(x, y, CARD_W, CARD_H, DECK_RGB, str(len(state.draw)))
     cv.text(x, y + CARD_H + 3, "DECK")
     x += CARD_W + 3 * GAP
-    cv.card(x, y, CARD_W, CARD_H, (60, 60, 60), str(sum(state.discard)), text_colour=(255, 255, 255))
+    cv.card(x, y, CARD_W, CARD_H, DISCARD_RGB, str(sum(state.discard)), text_colour=(255, 255, 255))
     cv.text(x, y + CARD_H + 3, "DISC")
 
     for p in range(n):
         x0 = GAP + p * (panel_w + GAP)
         y0 = header_h
-        frame = (255, 230, 0) if p == state.current_player else (40, 70, 50)
+        frame = FRAME_RGB if p == state.current_player else (40, 70, 50)
         cv.rect(x0 - 3, y0 - 3, panel_w + 6, tower_h + 54, None, border=frame, border_width=2)
         bid = state.bids[p] if state.current_player != TERMINAL else -1
         bid_text = "" if bid < 0 else "PASS" if bid == 0 else f"BID {bid}"
@@ -114,4 +124,6 @@ def picture(state: State) -> np.ndarray:
                 cv.text(x + 4, y + CARD_H - STEP + 3, str(v), (0, 0, 0))  # the strip left visible
             if len(tower) > SHOWN:
                 cv.text(x, base + CARD_H + 2, f"+{len(tower) - SHOWN}")
+    cv.rect(0, table_h - 1, width, 1, (170, 190, 170))
+    cv.legend(GAP, table_h + 3, width - 2 * GAP, LEGEND)
     return cv.image()

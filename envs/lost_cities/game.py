@@ -20,6 +20,7 @@ from envs.core.game import TERMINAL
 from envs.core.game import Game as BaseGame
 from envs.core.game import State as BaseState
 from envs.core.layout import Layout
+from envs.core.piles import card_depths, first_copies
 
 COLOUR_NAMES = ("yellow", "blue", "white", "green", "red", "purple")  # L2
 HAND_SIZE = 8  # L6, L15
@@ -79,28 +80,66 @@ class Game(BaseGame):
             raise ValueError(f"Lost Cities: option max_turns_per_round={cap} is not allowed; expected 'auto', "
                              f"None or an integer >= {self.initial_draw_pile} (the initial draw pile)")
         self.turn_cap = cap
+        # L34g: the cap relative to the default one, so that the default observation reads 1 here
+        self.turn_cap_code = 0.0 if cap is None else 7 * self.initial_draw_pile / cap
         self.draw_deck_action = 2 * K
         score_bound = 156 * C * (o["rounds"] + MAX_EXTRA_ROUNDS) / 100  # L25, loose
+        piles = [
+            ("discard_counts", K, "cards of each kind in the discard piles", 0, 3),
+            ("discard_tops", K, "1 for the kind on top of each non-empty discard pile", 0, 1),
+        ]
+        pile_order = ("discard_order", (C, MAX_PILE), "pile c, slot j from the bottom: value/10, a wager 0.1, "
+                      "empty 0 (L34c)", 0, 1)
+        draw_pile = ("draw_pile", 1, "draw-pile size / initial size (L34d)", 0, 1)
+        steps = [
+            ("step", 2, "one-hot step of the player to act: card step, draw step (L34f)", 0, 1),
+            ("forbidden", C + 1, "one-hot forbidden pile in a draw step: none, then colour 0… (L21)", 0, 1),
+        ]
+        turns = [
+            ("cap_progress", 1, "turns this round / turn cap: truncation comes at 1; 0 without a cap (L29, L34g)",
+             0, 1),
+            ("turn_cap", 1, "the turn cap as default cap / cap: 1 for 'auto', up to 7 for the smallest cap "
+             "allowed; 0 without a cap (L29, L34g)", 0, 7),
+            ("turn", 1, "turns this round / initial draw-pile size, at most cap / initial draw pile; without a "
+             "cap turns / (turns + initial draw pile), below 1 (L34g)", 0,
+             1 if cap is None else self.turn_code(cap)),
+        ]
         self.layout = Layout([
             ("hand", K, "my hand: cards of each kind (L34a)", 0, 3),
             ("my_expeditions", K, "my expeditions: cards of each kind (L34b)", 0, 3),
             ("opp_expeditions", K, "opponent's expeditions: cards of each kind (L34b)", 0, 3),
-            ("discard_counts", K, "cards of each kind in the discard piles", 0, 3),
-            ("discard_tops", K, "1 for the kind on top of each non-empty discard pile", 0, 1),
+            *piles,
             ("opp_known", K, "cards the opponent is known to hold, lower bound per kind (L33, L34e)", 0, 3),
             ("unseen", K, "cards I have not seen: draw pile + opponent's unknown cards (L32)", 0, 3),
-            ("discard_order", (C, MAX_PILE), "pile c, slot j from the bottom: value/10, a wager 0.1, "
-             "empty 0 (L34c)", 0, 1),
-            ("draw_pile", 1, "draw-pile size / initial size (L34d)", 0, 1),
+            pile_order,
+            draw_pile,
             ("hand_sizes", 2, "my and the opponent's hand size / 8 (L34e)", 0, 1),
             ("to_move", 1, "1 if I am the player to act", 0, 1),
-            ("step", 2, "one-hot step of the player to act: card step, draw step (L34f)", 0, 1),
-            ("forbidden", C + 1, "one-hot forbidden pile in a draw step: none, then colour 0… (L21)", 0, 1),
-            ("match", 6, "round/rounds (capped at 1), extra rounds played/5, 1/rounds, I started this round, "
-             "turn/cap (0 without a cap), a cap exists (L34g)", 0, 1),
-            ("turn", 1, "turns this round / initial draw-pile size (L34g; unbounded without a cap)", 0, np.inf),
+            *steps,
+            ("match", 4, "round/rounds (capped at 1), extra rounds played/5, 1/rounds, I started this round "
+             "(L34g)", 0, 1),
+            *turns,
             ("scores", 4, "cumulative scores (me, opp) and current round provisional scores (me, opp), "
              "/100 (L34h)", -score_bound, score_bound),
+        ])
+        # The whole position for centralized critics: hidden cards included, seats in table order.
+        self.state_layout = Layout([
+            ("hands", (2, K), "cards of each kind in the hand of seat 0, seat 1 (L31)", 0, 3),
+            ("expeditions", (2, K), "cards of each kind in the expeditions of seat 0, seat 1 (L30)", 0, 3),
+            ("known", (2, K), "cards of each kind seat 0, seat 1 is known to hold (L33)", 0, 3),
+            *piles,
+            pile_order,
+            ("draw_order", self.deck_size, "per card of the deck (kinds in order, a wager's 3 copies side by "
+             "side): depth in the draw pile / initial draw-pile size, the next card drawn 1/initial; 0 if "
+             "not in the draw pile (L32)", 0, 1),
+            draw_pile,
+            ("to_act", 2, "one-hot seat to act; all 0 at the end", 0, 1),
+            *steps,
+            ("match", 3, "round/rounds (capped at 1), extra rounds played/5, 1/rounds (L10, L27)", 0, 1),
+            ("starter", 2, "one-hot seat that started this round (L8, L9)", 0, 1),
+            *turns,
+            ("scores", 4, "cumulative scores (seat 0, seat 1) and current round provisional scores (seat 0, "
+             "seat 1), /100 (L24, L28)", -score_bound, score_bound),
         ])
         # observation(p) copies 7 rows of State._counts in one gather: these are the row numbers per seat
         self._count_rows = [np.array([HAND + p, EXPEDITIONS + p, EXPEDITIONS + 1 - p, PILES, TOPS,
@@ -108,6 +147,20 @@ class Game(BaseGame):
         self._counts_stop = self.layout["unseen"].stop
         self._order_slice = self.layout["discard_order"].slice
         self._scalars_start = self.layout["discard_order"].stop
+        # and global_state() these 8 (hands, expeditions, known, pile counts and tops)
+        self._state_rows = np.array([HAND, HAND + 1, EXPEDITIONS, EXPEDITIONS + 1, KNOWN, KNOWN + 1, PILES, TOPS])
+        self._state_counts_stop = self.state_layout["discard_tops"].stop
+        self._state_order_slice = self.state_layout["discard_order"].slice
+        self._state_draw_slice = self.state_layout["draw_order"].slice
+        self._state_scalars_start = self.state_layout["draw_order"].stop
+        self.first_copy = first_copies(self.multiplicity)
+
+    def turn_code(self, turn: int) -> float:
+        """L34g: the turn counter in units of the initial draw pile; without a cap nothing bounds it, so it is
+        squashed below 1 instead (still one value per turn count)."""
+        if self.turn_cap is None:
+            return turn / (turn + self.initial_draw_pile)
+        return turn / self.initial_draw_pile
 
 
 class State(BaseState):
@@ -141,6 +194,7 @@ class State(BaseState):
         self.piles: list[list[int]] = [[] for _ in range(C)]
         self.expeditions: list[list[list[int]]] = [[[] for _ in range(C)] for _ in (0, 1)]
         self.known = [[0] * K, [0] * K]  # L33
+        self.drawn = [-1, -1]  # the kind each seat took in its latest draw step this round (L13), for the table
         self.current_player = self.starter
         self.step = CARD_STEP
         self.forbidden = -1
@@ -244,6 +298,7 @@ class State(BaseState):
             counts[KNOWN + p, kind] += 1
         self.hands[p][kind] = self.hands[p].get(kind, 0) + 1
         counts[HAND + p, kind] += 1
+        self.drawn[p] = kind
         self._end_turn()
 
     def _end_turn(self) -> None:
@@ -335,25 +390,49 @@ class State(BaseState):
         # hand, both expeditions, pile counts and tops, opponent's known cards, my unseen pool: one gather
         self._counts.take(g._count_rows[me], axis=0, out=obs[:g._counts_stop].reshape(7, -1))
         obs[g._order_slice] = self._pile_slots.ravel()
-        rounds, cap = g.options["rounds"], g.turn_cap
-        to_move = self.current_player == me
-        running = self.current_player != TERMINAL
-        step = [0.0, 0.0]
-        forbidden = [0.0] * (g.n_colours + 1)
-        if running:
-            step[self.step] = 1.0
-            forbidden[1 + self.forbidden] = 1.0
+        rounds = g.options["rounds"]
         score = self._round_score if self.round_open else (0, 0)
         obs[g._scalars_start:] = [
             len(self.deck) / g.initial_draw_pile,
             self._hand_size(me) / HAND_SIZE, self._hand_size(1 - me) / HAND_SIZE,
-            to_move, *step, *forbidden,
+            self.current_player == me, *self._step_fields(),
             min(self.round, rounds) / rounds, self.extra_rounds / MAX_EXTRA_ROUNDS, 1 / rounds,
-            self.starter == me, 0.0 if cap is None else self.turn / cap, cap is not None,
-            self.turn / g.initial_draw_pile,
+            self.starter == me, *self._turn_fields(),
             self.cumulative[me] / 100, self.cumulative[1 - me] / 100, score[me] / 100, score[1 - me] / 100,
         ]
         return obs
+
+    def global_state(self) -> np.ndarray:
+        """The whole position in table order (``game.state_layout``): both hands and the draw pile's order
+        too, for centralized critics. Never part of an observation."""
+        g = self.game
+        out = np.empty(g.state_layout.size, np.float32)
+        self._counts.take(g._state_rows, axis=0, out=out[:g._state_counts_stop].reshape(8, -1))
+        out[g._state_order_slice] = self._pile_slots.ravel()
+        card_depths(self.deck, g.first_copy, out[g._state_draw_slice], g.initial_draw_pile)
+        rounds = g.options["rounds"]
+        score = self._round_score if self.round_open else (0, 0)
+        out[g._state_scalars_start:] = [
+            len(self.deck) / g.initial_draw_pile,
+            self.current_player == 0, self.current_player == 1, *self._step_fields(),
+            min(self.round, rounds) / rounds, self.extra_rounds / MAX_EXTRA_ROUNDS, 1 / rounds,
+            self.starter == 0, self.starter == 1, *self._turn_fields(),
+            self.cumulative[0] / 100, self.cumulative[1] / 100, score[0] / 100, score[1] / 100,
+        ]
+        return out
+
+    def _step_fields(self) -> list[float]:
+        """``step`` and ``forbidden`` one-hots (L34f, L21); all zero at the end."""
+        out = [0.0] * (3 + self.game.n_colours)
+        if self.current_player != TERMINAL:
+            out[self.step] = 1.0
+            out[3 + self.forbidden] = 1.0
+        return out
+
+    def _turn_fields(self) -> tuple[float, float, float]:
+        """``cap_progress``, ``turn_cap`` and ``turn`` (L34g)."""
+        g = self.game
+        return (0.0 if g.turn_cap is None else self.turn / g.turn_cap), g.turn_cap_code, g.turn_code(self.turn)
 
     def _hand_size(self, p: int) -> int:
         """L40: 7 for the player in a draw step, 8 otherwise."""
@@ -373,6 +452,7 @@ class State(BaseState):
         for k in pool[:n_unknown]:
             hand[k] = hand.get(k, 0) + 1
         state.hands[opp] = hand
+        state.drawn[opp] = -1  # which card the opponent drew may be hidden: not part of the sample
         state.deck = pool[n_unknown:]
         state.rng = np.random.default_rng(int(rng.integers(2**63)))
         state._rebuild_derived()
@@ -420,6 +500,7 @@ class State(BaseState):
         s.piles = [list(p) for p in self.piles]
         s.expeditions = [[list(col) for col in exp] for exp in self.expeditions]
         s.known = [list(k) for k in self.known]
+        s.drawn = list(self.drawn)
         s.current_player, s.step, s.forbidden, s.turn = self.current_player, self.step, self.forbidden, self.turn
         s._top = [list(x) for x in self._top]
         s._n = [list(x) for x in self._n]
@@ -436,7 +517,7 @@ class State(BaseState):
             "cumulative": self.cumulative, "round_scores": self.round_scores, "round_open": self.round_open,
             "truncated": self.truncated, "current_player": self.current_player, "step": self.step,
             "forbidden": self.forbidden, "turn": self.turn, "deck": self.deck, "piles": self.piles,
-            "expeditions": self.expeditions, "known": self.known,
+            "expeditions": self.expeditions, "known": self.known, "drawn": self.drawn,
             "hands": [sorted(k for k, n in h.items() for _ in range(n)) for h in self.hands],
         }
 
@@ -445,6 +526,7 @@ class State(BaseState):
                     "truncated", "current_player", "step", "forbidden", "turn", "deck", "piles",
                     "expeditions", "known"):
             setattr(self, key, d[key])
+        self.drawn = d.get("drawn", [-1, -1])  # absent from states saved before it existed
         self.hands = [{}, {}]
         for p, kinds in enumerate(d["hands"]):
             for k in kinds:

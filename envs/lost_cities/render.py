@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.canvas import Canvas
+from envs.core.canvas import Canvas, LegendItem, legend_height
 from envs.core.game import TERMINAL
 
 from .game import CARD_STEP, COLOUR_NAMES, HAND_SIZE, expedition_score, kind_value
@@ -23,7 +23,8 @@ def _card(kind: int) -> str:
 
 
 def text_table(state: State, viewer: int | None) -> str:
-    """The table as text; with a ``viewer`` the opponent's hand shows only the cards known from piles."""
+    """The table as text; with a ``viewer`` the opponent's hand shows only the cards known from piles. A hand
+    the viewer sees marks the card its player took in the latest draw step "(new)"."""
     g = state.game
     C = g.n_colours
     lines = [f"Lost Cities — round {state.round}/{g.options['rounds']}"
@@ -48,7 +49,10 @@ def text_table(state: State, viewer: int | None) -> str:
     for p in (0, 1):
         if viewer is None or viewer == p:
             cards = [k for k in sorted(state.hands[p]) for _ in range(state.hands[p][k])]
-            shown = ", ".join(state.card_to_string(k) for k in cards)
+            names = [state.card_to_string(k) for k in cards]
+            if state.drawn[p] in cards:  # the card p took in its latest draw step
+                names[cards.index(state.drawn[p])] += " (new)"
+            shown = ", ".join(names)
         else:
             known = [k for k, n in enumerate(state.known[p]) for _ in range(n)]
             hidden = sum(state.hands[p].values()) - len(known)
@@ -84,13 +88,15 @@ def picture(state: State) -> np.ndarray:
     hand, player 1's expeditions growing upwards, the discard piles (top card, card count) and the
     draw pile, player 0's expeditions growing downwards, player 0's hand and label.  Expedition cards
     overlap; each shows its value on the strip left visible (at its top edge for player 0, at its
-    bottom edge for player 1, who sits across the table).  The player to act is drawn in gold.
+    bottom edge for player 1, who sits across the table).  The player to act is drawn in gold.  A legend
+    at the bottom names the colours and says what the marks and numbers mean.
     """
     g = state.game
     C = g.n_colours
     hand_w = HAND_SIZE * (CARD_W + GAP)  # a hand holds at most 8 cards (L15)
     width = 2 * GAP + max(hand_w, (C + 1) * COL_W)
-    cv = Canvas(width, HEIGHT)
+    key = _legend(C)
+    cv = Canvas(width, HEIGHT + legend_height(key, width - 2 * GAP) + GAP)
     acting = state.current_player
     provisional = state.provisional_scores()
 
@@ -153,7 +159,17 @@ def picture(state: State) -> np.ndarray:
     expeditions(0, Y_P0_COLUMNS)
     hand(0, Y_P0_HAND)
     player_label(0, Y_P0_LABEL)
+    cv.rect(0, HEIGHT - 1, width, 1, GREY)
+    cv.legend(GAP, HEIGHT + 3, width - 2 * GAP, key)
     return cv.image()
+
+
+def _legend(n_colours: int) -> list[LegendItem]:
+    """What the picture's colours, letters and numbers mean."""
+    return [*((COLOURS_RGB[c], COLOUR_NAMES[c].upper()) for c in range(n_colours)),
+            (None, "2-10 = CARD VALUE"), (None, "W = WAGER (SCORE X2/X3/X4)"), (GREY, "EXPEDITION SCORE"),
+            (DECK_RGB, "DECK: CARDS LEFT"), (None, "N CARDS = PILE SIZE"),
+            (RED, "X: JUST DISCARDED TO, NO DRAW FROM IT"), (GOLD, "PLAYER TO ACT")]
 
 
 def _status(state: State) -> str:

@@ -1,0 +1,68 @@
+"""Game options (``envs/core/options.py``) for every registered game: numpy scalars, as sweeps produce them,
+are accepted as the plain value they hold, and the resolved options are plain Python values."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import envs
+from envs.core.game import State
+
+
+def _numpy_twins(value):
+    """The numpy scalars a sweep could hand over for ``value`` (none for strings and None)."""
+    if isinstance(value, bool):
+        return [np.bool_(value)]
+    if isinstance(value, int):
+        return [np.int64(value), np.int32(value), np.uint8(value)]
+    return []
+
+
+@pytest.mark.parametrize("name", envs.list_games())
+def test_numpy_scalars_are_accepted_as_plain_values(name):
+    game_class = envs.game_class(name)
+    plain = game_class().options
+    checked = 0
+    for option, value in plain.items():
+        for twin in _numpy_twins(value):
+            options = game_class(**{option: twin}).options
+            assert options == plain, f"{option}={twin!r} resolved to {options[option]!r}"
+            assert type(options[option]) is type(value), f"{option}={twin!r} kept the numpy type"
+            checked += 1
+    assert checked >= 3
+
+
+@pytest.mark.parametrize(("name", "options"), [
+    ("five_towers", {"num_players": np.int64(4), "first_player": np.int64(3), "canonical_order": np.bool_(False)}),
+    ("lost_cities", {"rounds": np.int64(3), "n_colours": np.int64(6), "first_player": np.int64(1),
+                     "max_turns_per_round": np.int64(100)}),
+])
+def test_a_sweep_with_numpy_options_plays_serialises_and_prints_cleanly(name, options):
+    env = envs.make(name, **options)
+    game = env.unwrapped.game
+    assert all(type(v) in (int, bool, str, type(None)) for v in game.options.values()), game.options
+    assert "np." not in repr(game) and "numpy" not in repr(game)
+    assert json.loads(json.dumps(game.options)) == game.options
+    env.reset(seed=0)
+    state = env.unwrapped.game_state
+    assert State.from_json(state.to_json()) == state
+    assert env.unwrapped.metadata["name"] == f"{name}_v0"
+
+
+@pytest.mark.parametrize(("name", "option", "value", "allowed"), [
+    ("five_towers", "num_players", np.int64(7), "one of 2, 3, 4, 5"),
+    ("five_towers", "num_players", np.float64(4.0), "one of 2, 3, 4, 5"),
+    ("five_towers", "num_players", np.bool_(True), "one of 2, 3, 4, 5"),  # a bool is not the seat count 1
+    ("five_towers", "canonical_order", np.int64(1), "True or False"),
+    ("lost_cities", "rounds", np.int64(0), "an integer >= 1"),
+    ("lost_cities", "rounds", np.bool_(True), "an integer >= 1"),
+    ("lost_cities", "max_turns_per_round", np.int64(43), ">= 44"),
+])
+def test_bad_numpy_values_are_still_rejected_by_name(name, option, value, allowed):
+    with pytest.raises(ValueError) as error:
+        envs.game_class(name)(**{option: value})
+    message = str(error.value)
+    assert option in message and allowed in message and repr(value) in message, message
