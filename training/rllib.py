@@ -306,10 +306,13 @@ def train(config: RllibConfig, run_dir: Path, resume: bool = False) -> dict[str,
             while algorithm.iteration < config.iterations and stop.stop_reason is None:
                 result = algorithm.train()
                 steps, rate = learner_steps(result), steps_per_second(result)
+                status = f"{rate:,.0f} env steps/s, learner return {learner_return(result):+.2f}"
                 bar.update(1)
-                bar.set_postfix_str(f"{rate:,.0f} env steps/s, learner return {learner_return(result):+.2f}")
+                bar.set_postfix_str(status)
                 if algorithm.iteration % config.checkpoint_every == 0:
                     saved = save_checkpoint(algorithm, config, run_dir, steps)
+                    bar.write(f"[iteration {algorithm.iteration}, {steps:,} learner decisions] {status}; "
+                              f"checkpoint {saved.name}")
                 if config.max_minutes is not None and (time.monotonic() - started) / 60 >= config.max_minutes:
                     stop.stop_reason = "max_minutes"
         bar.close()
