@@ -75,11 +75,17 @@ class WarmStart:
 
 
 @dataclass
-class Config:
+class Run:
+    """What every training config starts with (this module's ``Config``, ``training.rllib.RllibConfig``)."""
+
     game: str = ""
     name: str = ""  # run directory runs/<name>; defaults to the config file's stem
     game_options: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
+
+
+@dataclass
+class Config(Run):
     total_timesteps: int = 200_000
     max_minutes: float | None = None  # wall-clock cap of one invocation; stops cleanly with a checkpoint
     n_envs: int | None = None  # None: one per CPU core
@@ -119,11 +125,11 @@ RESUMABLE_KEYS = {"total_timesteps", "max_minutes", "n_envs", "vec_env", "torch_
 
 
 def load_config(path: str | Path | None, overrides: Sequence[str] = (), base: dict | None = None,
-                schema: type = Config, check: Callable[[Any], None] | None = None) -> Any:
+                schema: type[Run] = Config, check: Callable[[Any], None] | None = None) -> Any:
     """Read ``path`` (or start from ``base``), apply ``key=value`` overrides, validate everything.
 
-    ``schema`` is the dataclass of the config (``Config``; :mod:`training.rllib` has its own, with
-    ``game`` and ``name`` too) and ``check`` its range checks (default: those of ``Config``).
+    ``schema`` is the config's dataclass (``Config``, or ``training.rllib``'s) and ``check`` its range
+    checks (default: those of ``Config``).
     """
     raw: dict[str, Any] = dict(base or {})
     if path is not None:

@@ -49,7 +49,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 import envs
 
 from .agents import checkpoint_meta, export_policy, limit_torch_threads, load_agent
-from .config import Network, dump, load_config
+from .config import Network, Run, dump, load_config
 from .opponents import SELF, check_weights
 from .rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id
 from .rllib_modules import AgentModule, MaskedActor, MaskedActorCritic
@@ -85,11 +85,7 @@ class RllibOpponents:
 
 
 @dataclass
-class RllibConfig:
-    game: str = ""
-    name: str = ""  # run folder runs/<name>; defaults to the config file's stem
-    game_options: dict[str, Any] = field(default_factory=dict)
-    seed: int = 0
+class RllibConfig(Run):
     iterations: int = 50  # total training iterations of the run (each samples ppo.train_batch_size steps)
     max_minutes: float | None = None  # wall-clock cap of one invocation; stops cleanly with a checkpoint
     num_env_runners: int | str = "auto"  # auto: one per CPU of the Ray cluster, less one for the learner
