@@ -253,6 +253,10 @@ def test_train_two_iterations_checkpoint_resume_export_evaluate(tmp_path, local_
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["iter_000002", "iter_000003"]
     _, resumed = load_policy(run / "policy.zip")
     assert resumed["num_timesteps"] > meta["num_timesteps"]
+    assert rllib.main(["--resume", str(run)]) == 0  # already complete: nothing trained, nothing rewritten
+    assert "has done 3 iterations (iterations: 3)" in capsys.readouterr().out
+    assert load_policy(run / "policy.zip")[1] == resumed
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["iter_000002", "iter_000003"]
 
     # The exported policy is an ordinary agent for evaluation and play.
     game = envs.make("five_towers", wrapped=False, num_players=3)

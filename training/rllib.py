@@ -259,6 +259,10 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
     return found[-1] if found else None
 
 
+def checkpoint_iteration(checkpoint: Path) -> int:
+    return int(checkpoint.name.removeprefix("iter_"))
+
+
 def save_checkpoint(algorithm: Any, config: RllibConfig, run_dir: Path, steps: int) -> Path:
     """RLlib checkpoint (written aside, then renamed: a killed run never leaves half of one), the exported
     policy, and the oldest checkpoints beyond ``keep_checkpoints`` removed."""
@@ -312,7 +316,9 @@ def train(config: RllibConfig, run_dir: Path, resume: bool = False) -> dict[str,
                 if config.max_minutes is not None and (time.monotonic() - started) / 60 >= config.max_minutes:
                     stop.stop_reason = "max_minutes"
         bar.close()
-        if saved is None or saved.name != f"iter_{algorithm.iteration:06d}":
+        if algorithm.iteration == start_iteration:  # nothing trained (a resumed run already complete)
+            saved = latest_checkpoint(run_dir)
+        elif saved is None or saved.name != f"iter_{algorithm.iteration:06d}":
             saved = save_checkpoint(algorithm, config, run_dir, steps)
         return {"iterations": algorithm.iteration, "new_iterations": algorithm.iteration - start_iteration,
                 "minutes": (time.monotonic() - started) / 60, "env_runners": num_runners, "checkpoint": saved,
@@ -368,6 +374,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError, yaml.YAMLError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    done = checkpoint_iteration(latest_checkpoint(run_dir)) if args.resume else 0
+    if done >= config.iterations:
+        print(f"{run_dir} has done {done} iterations (iterations: {config.iterations}): train it further with "
+              f"--resume {run_dir} --set iterations=N (N > {done})")
+        return 0
     import ray
 
     # Ray puts this working directory on its workers' sys.path: env runners import `envs` and `training`
@@ -382,9 +393,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
-        if not args.resume:
-            config.name = run_dir.name
-            dump(config, run_dir / "config.yaml")
+        config.name = run_dir.name
+        dump(config, run_dir / "config.yaml")  # on --resume with the steering keys it changed
         result = train(config, run_dir, resume=bool(args.resume))
     finally:
         if owns_ray:
