@@ -17,7 +17,7 @@ def _numpy_twins(value):
     if isinstance(value, bool):
         return [np.bool_(value)]
     if isinstance(value, int):
-        return [np.int64(value), np.int32(value), np.uint8(value)]
+        return [np.int64(value), np.int32(value)] + ([np.uint8(value)] if 0 <= value <= 255 else [])
     return []
 
 

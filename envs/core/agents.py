@@ -26,10 +26,16 @@ class RandomAgent:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("RandomAgent.act: the action mask has no legal action")
-        return int(legal[self.rng.integers(legal.size)])
+        legal = legal_actions(action_mask, "RandomAgent")
+        return legal[self.rng.integers(len(legal))]
+
+
+def legal_actions(action_mask: np.ndarray, agent: str) -> list[int]:
+    """The actions an int8 mask allows, as ints; ``ValueError`` naming the agent if it allows none."""
+    legal = np.flatnonzero(action_mask).tolist()
+    if not legal:
+        raise ValueError(f"{agent}.act: the action mask has no legal action")
+    return legal
 
 
 def builtin_agent(name: str, game: Game, seed: int | None = None) -> Agent:

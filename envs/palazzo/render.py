@@ -1,0 +1,233 @@
+"""Text and picture renderings of a Palazzo table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from envs.core.canvas import Canvas
+from envs.core.game import TERMINAL
+
+from .game import (
+    BID,
+    FLOOR,
+    MATERIAL,
+    NUM_QUARRIES,
+    NUM_RIDERS,
+    PAY,
+    RIDER,
+    STACK_NAMES,
+    WINDOWS,
+    palace_score,
+    tile_name,
+)
+from .payments import CURRENCY_NAMES, NUM_KINDS, UNSET, Z, best_pay, kind_name
+
+if TYPE_CHECKING:
+    from .game import State
+
+
+def cards_text(counts: list[int]) -> str:
+    """``A3 A3 B5 Z`` for a list of 16 counts, ``-`` if empty."""
+    return " ".join(kind_name(k) for k in range(NUM_KINDS) for _ in range(counts[k])) or "-"
+
+
+def tiles_text(tiles: list[int]) -> str:
+    return " ".join(tile_name(t) for t in tiles) or "-"
+
+
+def _status(state: State, viewer: int | None = None) -> str:
+    if state.current_player == TERMINAL:
+        if state.is_truncated():
+            return f"truncated at the turn cap ({state.turn} turns)"
+        if viewer is not None:  # the tie-break reads the hidden hands (P63)
+            return "game over"
+        return "game over — winners " + ", ".join(f"p{p}" for p in state.winners())
+    return f"player {state.current_player} to act: {state.phase}"
+
+
+def text_table(state: State, viewer: int | None) -> str:
+    """The table as text. ``viewer`` sees only what that seat may know (P68, P69); ``None`` shows everything."""
+    g = state.game
+    n = g.num_players
+    stacks = ", ".join(f"{name} {len(s)}" for name, s in zip(STACK_NAMES, state.stacks, strict=True))
+    lines = [f"Palazzo — turn {state.turn}, active player {state.active}; {_status(state, viewer)}",
+             f"stacks {stacks}; riders drawn {state.riders}/{NUM_RIDERS}; master builder on quarry {state.mb}"]
+    if viewer is None:
+        lines.append("next items: " + " | ".join(
+            f"{name}: " + (" ".join("RIDER" if x == RIDER else tile_name(x) for x in s[:-4:-1]) or "-")
+            for name, s in zip(STACK_NAMES, state.stacks, strict=True)))
+    lines.append(f"supply: {tiles_text(state.supply)}" +
+                 (f" (selected {tiles_text(state.selected)} at {state.price} each)" if state.selected else ""))
+    for q in range(NUM_QUARRIES):
+        lines.append(f"quarry {q}{' (MB)' if q == state.mb else ''}: {tiles_text(state.quarries[q])}")
+    if g.removed_public or viewer is None:
+        lines.append(f"removed: {tiles_text(sorted(state.removed))}")
+    else:
+        lines.append(f"removed: {len(state.removed)} tiles")
+    deck = f"deck {len(state.deck)}"
+    if viewer is None:
+        deck += f" (top first: {' '.join(kind_name(k) for k in state.deck[:-6:-1])})"
+    elif state.deck_known:
+        deck += f" [{cards_text(np.bincount(state.deck, minlength=NUM_KINDS).tolist())}]"
+    lines.append(f"{deck}; discard pile {cards_text(state.discard)}; "
+                 f"X3 {'in the bid of p' + str(state.active) if state.x3_out else 'on the table'}")
+    if any(state.display):
+        lines.append(f"display: {cards_text(state.display)}; pickers {state.pickers}")
+    if state.in_auction:
+        lines.append(f"auction on quarry {state.mb}: high bid {state.high} by p{state.leader}")
+    if state.decision in (PAY, BID):
+        currency = "-" if state.pay_currency == UNSET else CURRENCY_NAMES[state.pay_currency]
+        lines.append(f"payment: V {state.pay_value}, c* {currency}, T {state.pay_target}"
+                     + (f", cards {cards_text(state.payment)}" if state.decision == PAY else ""))
+    if state.pending:
+        lines.append(f"pending for p{state.current_player}: {tiles_text(state.pending)}")
+    if state.recon_tile >= 0:
+        lines.append(f"reconstructing {tile_name(state.recon_tile)}")
+    for p in range(n):
+        hand = state.hands[p]
+        if viewer is None or viewer == p:
+            money = f"hand {cards_text(hand)} (BestPay {best_pay(hand)})"
+        else:
+            unknown = sum(hand) - sum(state.known[p])
+            money = f"hand {sum(hand)} cards, known {cards_text(state.known[p])}, {unknown} unknown"
+        bid = ""
+        if state.in_auction:
+            bid = "; passed" if state.passed[p] else \
+                f"; bid {state.bid_value[p]} {cards_text(state.bids[p])}" + (" +X3" if p == state.active and
+                                                                            state.x3_out else "")
+        palaces = " | ".join(f"{tiles_text(pal)} ({palace_score(pal)})" for pal in state.palaces[p]) or "-"
+        lines.append(f"player {p} (score {state.score(p)}): {money}{bid}")
+        lines.append(f"  palaces: {palaces}")
+    return "\n".join(lines)
+
+
+MATERIAL_RGB = ((178, 72, 52), (222, 190, 120), (236, 236, 242))
+CURRENCY_RGB = ((214, 80, 70), (80, 120, 210), (90, 170, 90), (160, 160, 160))  # A, B, C, Z
+TILE_W, TILE_H, GAP = 34, 20, 6
+CARD_W, CARD_H = 24, 32
+MAX_SHOWN_PALACES = 21
+
+
+def _tile(cv: Canvas, x: int, y: int, t: int, frame: tuple[int, int, int] | None = None) -> None:
+    """A tile: its material's colour, ``floor.windows`` on it."""
+    cv.card(x, y, TILE_W, TILE_H, MATERIAL_RGB[MATERIAL[t]], f"{FLOOR[t]}.{WINDOWS[t]}",
+            text_colour=(255, 255, 255) if MATERIAL[t] == 0 else (0, 0, 0), scale=1)
+    if frame:
+        cv.rect(x - 2, y - 2, TILE_W + 4, TILE_H + 4, None, border=frame, border_width=2)
+
+
+def _money_card(cv: Canvas, x: int, y: int, k: int) -> None:
+    colour = CURRENCY_RGB[3 if k == Z else k // 5]
+    cv.card(x, y, CARD_W, CARD_H, colour, "Z" if k == Z else str(3 + k % 5), text_colour=(255, 255, 255))
+
+
+def _row_of_tiles(cv: Canvas, x: int, y: int, tiles: list[int], width: int, highlight: set[int]) -> None:
+    per_row = max(1, width // (TILE_W + 4))
+    for i, t in enumerate(tiles):
+        _tile(cv, x + (i % per_row) * (TILE_W + 4), y + (i // per_row) * (TILE_H + 4), t,
+              (255, 230, 0) if t in highlight else None)
+
+
+def picture(state: State) -> np.ndarray:
+    """The whole table (hidden hands as sizes): status line, stacks, supply, the four quarries with the master
+    builder, the money display, deck, discard pile and X3, then one panel per player with the palaces as
+    towers of tiles (floor 1 at the bottom, coloured by material, ``floor.windows`` on each tile), the
+    palace scores, the hand size and the bid."""
+    g = state.game
+    n = g.num_players
+    width = 940
+    panel_h = 5 * TILE_H + 44
+    header_h = 200
+    cv = Canvas(width, header_h + n * (panel_h + GAP) + GAP)
+    white, yellow = (255, 255, 255), (255, 230, 0)
+    cv.text(GAP, GAP, f"PALAZZO  TURN {state.turn}  ACTIVE P{state.active}  " + _status(state).upper(), scale=1)
+
+    # stacks and riders
+    y = 24
+    for s, stack in enumerate(state.stacks):
+        x = GAP + s * (CARD_W + 10)
+        cv.card(x, y, CARD_W + 4, CARD_H, (90, 70, 50), str(len(stack)), text_colour=white)
+        cv.text(x + 2, y + CARD_H + 3, STACK_NAMES[s])
+    cv.text(GAP, y + CARD_H + 14, f"RIDERS {state.riders}/{NUM_RIDERS}")
+    # supply
+    x0 = 120
+    cv.text(x0, y, f"SUPPLY  PRICE {state.price if state.selected else state.current_price()}")
+    _row_of_tiles(cv, x0, y + 12, state.supply, 260, set(state.selected))
+    # quarries
+    qx = 400
+    for q in range(NUM_QUARRIES):
+        x = qx + q * 132
+        border = yellow if q == state.mb else (200, 200, 200)
+        cv.rect(x, y, 126, 92, None, border=border, border_width=2 if q == state.mb else 1)
+        cv.text(x + 4, y + 4, f"QUARRY {q}" + ("  MB" if q == state.mb else ""), yellow if q == state.mb else white)
+        _row_of_tiles(cv, x + 6, y + 16, state.quarries[q], 118, set())
+    # money
+    y = 130
+    cv.text(GAP, y, "DISPLAY")
+    x = GAP
+    for k in range(NUM_KINDS):
+        for _ in range(state.display[k]):
+            _money_card(cv, x, y + 10, k)
+            x += CARD_W + 3
+    x = max(x + 10, 150)
+    cv.card(x, y + 10, CARD_W + 6, CARD_H, (60, 50, 90), str(len(state.deck)), text_colour=white)
+    cv.text(x, y + CARD_H + 13, "DECK")
+    x += CARD_W + 16
+    cv.card(x, y + 10, CARD_W + 6, CARD_H, (70, 70, 70), str(sum(state.discard)), text_colour=white)
+    cv.text(x, y + CARD_H + 13, "DISC")
+    x += CARD_W + 16
+    cv.card(x, y + 10, CARD_W, CARD_H, (240, 200, 60) if not state.x3_out else (80, 80, 80), "X3", scale=1)
+    cv.text(x, y + CARD_H + 13, "TABLE" if not state.x3_out else f"P{state.active}")
+    x += CARD_W + 16
+    info = []
+    if state.in_auction:
+        info.append(f"AUCTION  HIGH {state.high} BY P{state.leader}")
+    if state.decision in (PAY, BID):
+        info.append(f"PAYING V {state.pay_value} / T {state.pay_target}")
+    if state.pending:
+        info.append(f"P{state.current_player} PLACES")
+    for i, line in enumerate(info):
+        cv.text(x, y + 12 + 12 * i, line)
+    if state.pending:  # the tile asked about first, framed
+        px = x + Canvas.text_width(info[-1]) + 8
+        for i, t in enumerate(state.pending):
+            _tile(cv, px + i * (TILE_W + 6), y + 8 + 12 * (len(info) - 1), t, yellow if i == 0 else None)
+    if g.removed_public:
+        cv.text(GAP, y + CARD_H + 26, f"REMOVED {len(state.removed)}: "
+                + " ".join(tile_name(t).upper() for t in sorted(state.removed)[:24])
+                + (" ..." if len(state.removed) > 24 else ""))
+    else:
+        cv.text(GAP, y + CARD_H + 26, f"REMOVED {len(state.removed)}")
+
+    # players
+    focus = {state.recon_tile} | set(state.pending[:1])
+    for p in range(n):
+        y0 = header_h + p * (panel_h + GAP)
+        frame = yellow if p == state.current_player else (40, 80, 55)
+        cv.rect(GAP - 3, y0, width - 2 * GAP + 6, panel_h, None, border=frame, border_width=2)
+        bid = ""
+        if state.in_auction:
+            bid = "  PASSED" if state.passed[p] else f"  BID {state.bid_value[p]}"
+        known = cards_text(state.known[p]) if any(state.known[p]) else "NONE"
+        cv.text(GAP + 2, y0 + 4, f"P{p}  SCORE {state.score(p)}  HAND {sum(state.hands[p])} CARDS (KNOWN {known})"
+                f"  {len(state.palaces[p])} PALACES{bid}", yellow if p == state.current_player else white)
+        base = y0 + 16 + 4 * TILE_H  # y of floor-1 tiles
+        for f in range(5):
+            cv.text(GAP + 2, base - f * TILE_H + 7, str(f + 1), (150, 190, 160))
+        if state.in_auction and any(state.bids[p]):
+            x = width - GAP - 4
+            for k in range(NUM_KINDS - 1, -1, -1):
+                for _ in range(state.bids[p][k]):
+                    x -= CARD_W + 3
+                    _money_card(cv, x, y0 + 16, k)
+        for s, palace in enumerate(state.palaces[p][:MAX_SHOWN_PALACES]):
+            x = GAP + 14 + s * (TILE_W + 6)
+            for t in palace:
+                _tile(cv, x, base - (FLOOR[t] - 1) * TILE_H, t, yellow if t in focus else None)
+            cv.text(x + 2, base + TILE_H + 4, f"{s}:{palace_score(palace)}")
+        extra = len(state.palaces[p]) - MAX_SHOWN_PALACES
+        if extra > 0:
+            cv.text(width - 60, base, f"+{extra}")
+    return cv.image()
