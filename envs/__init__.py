@@ -17,6 +17,7 @@ __all__ = ["TERMINAL", "Game", "State", "game_class", "list_games", "make", "reg
 register("lost_cities", "envs.lost_cities")
 register("five_towers", "envs.five_towers")
 register("palazzo", "envs.palazzo")
+register("torres", "envs.torres")
 
 
 def make(name: str, wrapped: bool = True, render_mode: str | None = None, **options: Any):

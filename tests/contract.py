@@ -39,8 +39,10 @@ import pettingzoo
 from pettingzoo.test import api_test, render_test, seed_test
 
 import envs
+from envs.core.agents import Agent, RandomAgent
 from envs.core.game import TERMINAL, Game, State
 from envs.core.layout import Layout
+from envs.core.match import first_place_shares, score_margins
 
 Invariant = Callable[[State], None]
 Transition = Callable[[State, int, State], None]
@@ -627,6 +629,24 @@ def _check_env_state(env: Any, episodes: int, seed: int, low: np.ndarray, high: 
             warnings.simplefilter("error")  # PettingZoo only warns about bad state spaces and states
             test_state_space(env)
             test_state(env, num_cycles=50, seed=seed)
+
+
+# ===================================================================== bots
+def bot_against_random(game: Game, bot: Callable[[Game, int], Agent], games: int, seed: int) -> tuple[float, float]:
+    """``bot(game, seed)`` in each seat in turn against random players, on the engine: its share of first
+    places (ties split, from ``returns()``) and its mean score minus the others' mean score."""
+    n = game.num_players
+    wins = margin = 0.0
+    for i in range(games):
+        seat = i % n
+        agents = [bot(game, seed + i) if p == seat else RandomAgent(game, seed + 100 * i + p) for p in range(n)]
+        state = game.new_initial_state(seed + i)
+        while not state.is_terminal():
+            p = state.current_player
+            state.apply_action(agents[p].act(state.observation(p), state.action_mask()))
+        wins += first_place_shares(state.returns())[seat]
+        margin += score_margins(state.scores())[seat]
+    return wins / games, margin / games
 
 
 # ===================================================================== golden playthroughs

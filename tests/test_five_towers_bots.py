@@ -6,33 +6,15 @@ import numpy as np
 import pytest
 
 import envs
-from envs.core.agents import RandomAgent, builtin_agent
+from envs.core.agents import builtin_agent
 from envs.five_towers import Game, HeuristicAgent
+from tests.contract import bot_against_random
 from tests.five_towers_helpers import CANDY, SAND, SCARY, TREE, build, kind
-
-
-def tournament(game: Game, games: int, seed: int) -> tuple[float, float]:
-    """The heuristic in each seat in turn against random players: its share of wins (ties split) and
-    its mean score minus the mean score of the others."""
-    n = game.num_players
-    wins = margin = 0.0
-    for i in range(games):
-        seat = i % n
-        agents = [HeuristicAgent(game, seed + i) if p == seat else RandomAgent(game, seed + 100 * i + p)
-                  for p in range(n)]
-        state = game.new_initial_state(seed + i)
-        while not state.is_terminal():
-            p = state.current_player
-            state.apply_action(agents[p].act(state.observation(p), state.action_mask()))
-        ranks, scores = state.ranks(), state.scores()
-        wins += (ranks[seat] == 1) / ranks.count(1)
-        margin += scores[seat] - (sum(scores) - scores[seat]) / (n - 1)
-    return wins / games, margin / games
 
 
 @pytest.mark.parametrize(("n", "games", "min_share"), [(2, 40, 0.9), (4, 40, 0.7)])
 def test_heuristic_beats_random_players(n, games, min_share):
-    share, margin = tournament(Game(num_players=n), games, seed=n)
+    share, margin = bot_against_random(Game(num_players=n), HeuristicAgent, games, seed=n)
     assert share >= min_share and margin > 10, (share, margin)
 
 
@@ -40,7 +22,7 @@ def test_heuristic_beats_random_players(n, games, min_share):
                                      {"num_players": 3, "rebuild_removed_tower": False,
                                       "auto_resolve_forced": True, "final_partial_round": False}])
 def test_heuristic_is_legal_and_still_wins_under_other_options(options):
-    share, margin = tournament(Game(**options), 6, seed=9)
+    share, margin = bot_against_random(Game(**options), HeuristicAgent, 6, seed=9)
     assert share >= 0.6 and margin > 0
 
 

@@ -1,0 +1,218 @@
+"""Text and picture renderings of a Torres position."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from envs.core.canvas import Canvas
+from envs.core.game import TERMINAL
+
+from .board import EMPTY, KING, SIZE, square_name
+from .cards import CARD_NAMES, MASTER_NAMES, MASTER_TEXT
+
+if TYPE_CHECKING:
+    from .game import State
+
+SEAT_LETTERS = "RBGY"
+SEAT_NAMES = ("red", "blue", "green", "yellow")
+SEAT_RGB = ((215, 40, 40), (40, 90, 220), (30, 150, 60), (235, 200, 20))
+GOLD = (255, 205, 0)
+
+
+def _cards(counts: list[int]) -> str:
+    return ", ".join(f"{CARD_NAMES[t]}" + (f" ×{k}" if k > 1 else "") for t, k in enumerate(counts) if k) or "-"
+
+
+def text_table(state: State, viewer: int | None) -> str:
+    """The board (height, castle letter, piece per square), each seat and the pending decision. Hands are
+    shown to their owner only, deck orders only with ``viewer=None`` (T65–T67)."""
+    g = state.game
+    b = state.board
+    lines = [f"Torres ({g.options['action_deck']} deck), " + _progress(state)]
+    if state.current_player == TERMINAL:
+        lines.append(f"game over — scores {state.scores()}, winners {state.winners()}")
+    else:
+        lines.append(_pending(state, viewer))
+    lines.append("     " + "    ".join(str(c) for c in range(SIZE)))
+    for r in range(SIZE):
+        cells = []
+        for c in range(SIZE):
+            s = 8 * r + c
+            occ = b.occ[s]
+            piece = "K" if occ == KING else SEAT_LETTERS[occ] if occ != EMPTY else " "
+            castle = chr(ord("a") + b.cid[s]) if b.cid[s] >= 0 else " "
+            cells.append(f"{b.h[s] if b.h[s] else '.':>2}{castle}{piece}")
+        lines.append(f"{r} " + " ".join(cells))
+    castles = []
+    for c in b.castle_ids():
+        king = " king" if state.king >= 0 and b.cid[state.king] == c else ""
+        castles.append(f"{chr(ord('a') + c)}: area {b.area(c)} height {b.castle_height(c)}{king}")
+    lines.append("castles: " + "; ".join(castles))
+    for p in range(g.num_players):
+        stacks = "[" + ",".join(map(str, state.stacks[p])) + "]"
+        parts = [f"score {state.score[p]}", f"knights in supply {state.in_supply[p]}", f"stacks {stacks}"]
+        if p == state.current_player and state.turn_stack >= 0:
+            parts.append(f"turn's stack {state.turn_stack}")
+        hand = f"hand {sum(state.hands[p])}"
+        if viewer is None or viewer == p:
+            hand += f" ({_cards(state.hands[p])}" + (f"; fresh {_cards(state.fresh[p])}" if any(state.fresh[p])
+                                                       else "") + ")"
+        parts.append(hand)
+        if g.personal:
+            deck = state.decks[p]
+            parts.append(f"deck {len(deck)}" + (f" (top first: {_cards_in_order(deck)})" if viewer is None else ""))
+        if any(state.played[p]):
+            parts.append(f"played {_cards(state.played[p])}")
+        lines.append(f"player {p} ({SEAT_NAMES[p]}, {SEAT_LETTERS[p]}): " + ", ".join(parts))
+    extra = [f"supply {state.supply} blocks"]
+    if g.common:
+        deck = state.decks[0]
+        extra.append(f"common deck {len(deck)}" + (f" (top first: {_cards_in_order(deck)})" if viewer is None
+                                                   else ""))
+    if state.master_card >= 0:
+        extra.append(f"master card {MASTER_NAMES[state.master_card]}: {MASTER_TEXT[state.master_card]}")
+    lines.append(", ".join(extra))
+    return "\n".join(lines)
+
+
+def _cards_in_order(deck: list[int]) -> str:
+    return ", ".join(CARD_NAMES[t] for t in reversed(deck)) or "-"
+
+
+def _progress(state: State) -> str:
+    if state.phase_no == 0:
+        return "setup"
+    return f"phase {state.phase_no}, round {state.round_no}, round start player {state.round_start}"
+
+
+def _pending(state: State, viewer: int | None) -> str:
+    p = state.current_player
+    text = f"player {p} to act: {state.phase}"
+    if state.phase_no:
+        text += f" (AP {state.ap}, card played: {'yes' if state.card_played else 'no'}, acquired {state.acquired})"
+    if state.card >= 0:
+        text += f", resolving {CARD_NAMES[state.card]}"
+    if state.selected >= 0:
+        text += f", selected {square_name(state.selected)}"
+    if state.leftover:
+        text += f", {state.leftover} leftover block(s)"
+    if state.looked:
+        seen = ", ".join(CARD_NAMES[t] for t in state.looked) if viewer in (None, p) else f"{len(state.looked)} cards"
+        text += f", looking at {seen}"
+    return text
+
+
+# ===================================================================== picture
+CELL, MARGIN, PANEL_W = 60, 24, 330
+GROUND = (214, 190, 140)
+WALL = (40, 30, 20)
+
+
+def _stone(height: int) -> tuple[int, int, int]:
+    """Castle squares: light grey stone, darker with each level."""
+    shade = max(235 - 22 * (height - 1), 70)
+    return (shade, shade - 6, shade - 18)
+
+
+def picture(state: State) -> np.ndarray:
+    """The board with each square's height, castle walls (thick lines where castles end), knights in seat
+    colours, the king, the king's castle framed in gold and the selected square in white; a side panel
+    with the phase, the pending decision, scores, stacks and cards."""
+    b = state.board
+    board_px = SIZE * CELL
+    cv = Canvas(MARGIN + board_px + MARGIN + PANEL_W, MARGIN + board_px + MARGIN + 24)
+    cv.rect(0, 0, cv.pixels.shape[1], cv.pixels.shape[0], (30, 45, 35))
+    home = b.cid[state.king] if state.king >= 0 else -2
+    for s in range(64):
+        r, c = divmod(s, SIZE)
+        x, y = MARGIN + c * CELL, MARGIN + r * CELL
+        h = b.h[s]
+        cv.rect(x, y, CELL, CELL, _stone(h) if h else GROUND, border=(150, 130, 95))
+        if h:
+            cv.text(x + 5, y + 5, str(h), (0, 0, 0), scale=2)
+            cv.text(x + CELL - 11, y + 5, chr(ord("a") + b.cid[s]), (110, 100, 90))
+        occ = b.occ[s]
+        if occ == KING:
+            cv.card(x + 16, y + 18, 34, 34, GOLD, "K")
+        elif occ != EMPTY:
+            cv.card(x + 16, y + 18, 34, 34, SEAT_RGB[occ], SEAT_LETTERS[occ], text_colour=(255, 255, 255))
+    _walls(cv, state, home)
+    if state.selected >= 0:  # over the walls, so that it shows on a castle's edge too
+        r, c = divmod(state.selected, SIZE)
+        cv.rect(MARGIN + c * CELL, MARGIN + r * CELL, CELL, CELL, None, border=(255, 255, 255), border_width=4)
+    for i in range(SIZE):  # coordinates
+        cv.text(MARGIN + i * CELL + CELL // 2 - 2, MARGIN - 12, str(i), (200, 200, 200))
+        cv.text(MARGIN - 12, MARGIN + i * CELL + CELL // 2 - 3, str(i), (200, 200, 200))
+    _panel(cv, state, MARGIN + board_px + MARGIN, MARGIN)
+    return cv.image()
+
+
+def _walls(cv: Canvas, state: State, home: int) -> None:
+    """Thick lines where a castle ends (T2): dark, gold around the king's castle (T52)."""
+    cid = state.board.cid
+    for s in range(64):
+        if cid[s] < 0:
+            continue
+        r, c = divmod(s, SIZE)
+        x, y = MARGIN + c * CELL, MARGIN + r * CELL
+        colour, w = (GOLD, 4) if cid[s] == home else (WALL, 3)
+        if r == 0 or cid[s - 8] != cid[s]:
+            cv.rect(x, y, CELL, w, colour)
+        if r == SIZE - 1 or cid[s + 8] != cid[s]:
+            cv.rect(x, y + CELL - w, CELL, w, colour)
+        if c == 0 or cid[s - 1] != cid[s]:
+            cv.rect(x, y, w, CELL, colour)
+        if c == SIZE - 1 or cid[s + 1] != cid[s]:
+            cv.rect(x + CELL - w, y, w, CELL, colour)
+
+
+def _panel(cv: Canvas, state: State, x: int, y: int) -> None:
+    g = state.game
+    white, grey = (255, 255, 255), (190, 190, 190)
+    cv.text(x, y, "TORRES", GOLD, scale=3)
+    y += 30
+    if state.current_player == TERMINAL:
+        cv.text(x, y, "GAME OVER", white, scale=2)
+        y += 20
+        cv.text(x, y, "WINNER " + " ".join(SEAT_NAMES[p].upper() for p in state.winners()), GOLD)
+    else:
+        cv.text(x, y, "SETUP" if state.phase_no == 0 else f"PHASE {state.phase_no}  ROUND {state.round_no}",
+                white, scale=2)
+        y += 20
+        cv.text(x, y, f"{SEAT_NAMES[state.current_player].upper()}: {state.phase.upper()}", white)
+        if state.phase_no:
+            y += 12
+            extra = f"  CARD {CARD_NAMES[state.card].upper()}" if state.card >= 0 else ""
+            cv.text(x, y, f"AP {state.ap}" + extra, grey)
+    y += 22
+    for p in range(g.num_players):
+        frame = GOLD if p == state.current_player else (60, 80, 65)
+        cv.rect(x - 4, y - 4, PANEL_W - 16, 62, None, border=frame, border_width=2)
+        cv.card(x, y, 22, 22, SEAT_RGB[p], SEAT_LETTERS[p], text_colour=(255, 255, 255))
+        cv.text(x + 30, y, f"{state.score[p]} PTS", white, scale=2)
+        cv.text(x + 150, y + 4, f"{state.in_supply[p]} KNIGHTS IN SUPPLY", grey)
+        stacks = " ".join(map(str, state.stacks[p])) or "-"
+        turn = f"  TURN {state.turn_stack}" if p == state.current_player and state.turn_stack >= 0 else ""
+        cv.text(x + 30, y + 20, f"STACKS {stacks}{turn}", grey)
+        deck = f"  DECK {len(state.decks[p])}" if g.personal else ""
+        played = sum(state.played[p])
+        cv.text(x + 30, y + 32, f"CARDS {sum(state.hands[p])}{deck}  PLAYED {played}", grey)
+        levels = _levels(state, p)
+        cv.text(x + 30, y + 44, f"KNIGHTS {levels}", grey)
+        y += 70
+    cv.text(x, y, f"SUPPLY {state.supply}", grey)
+    if g.common:
+        cv.text(x + 110, y, f"DECK {len(state.decks[0])}", grey)
+    if state.master_card >= 0:
+        y += 14
+        cv.text(x, y, f"{MASTER_NAMES[state.master_card]} {MASTER_TEXT[state.master_card].upper()}", grey)
+
+
+def _levels(state: State, p: int) -> str:
+    """The player's knights on castles as castle letter and level (``A2 C1``), then those on the ground."""
+    b = state.board
+    on = " ".join(f"{chr(ord('A') + b.cid[s])}{b.h[s]}" for s in state.knights[p] if b.cid[s] >= 0) or "-"
+    ground = sum(b.cid[s] < 0 for s in state.knights[p])
+    return on + (f"  GROUND {ground}" if ground else "")
