@@ -6,6 +6,7 @@ because ray[rllib] pins another gymnasium than the main venv's.
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import runpy
 from collections import Counter
@@ -198,6 +199,17 @@ def test_config_errors_come_before_anything_is_written(tmp_path, capsys):
     assert not (tmp_path / "runs").exists()
     assert rllib.main(["--resume", str(tmp_path / "runs" / "nothing")]) == 2
     assert "nothing to resume" in capsys.readouterr().err
+
+
+def test_the_docs_describe_every_config_key():
+    doc = (Path(__file__).parent.parent / "docs" / "rllib.md").read_text()
+    config = rllib.RllibConfig()
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        keys = [f"{field.name}.{f.name}" for f in dataclasses.fields(value)] if dataclasses.is_dataclass(value) \
+            else [field.name]
+        for key in keys:
+            assert f"`{key}`" in doc, f"docs/rllib.md does not describe the config key {key}"
 
 
 def test_a_new_run_never_reuses_a_folder(tmp_path):
