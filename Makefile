@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: 2.13.0 is the CPU build available offline on this machine
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ".[train,dev]"
+	$(PY) -m pip install --quiet -e ".[train,bench,dev]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 
@@ -25,8 +25,9 @@ test: setup
 	@$(MAKE) --no-print-directory test-rllib
 
 ## The main job: train the default Lost Cities agent for a few minutes on CPU, evaluate it, print the report.
+## Each run gets a folder of its own (runs/lost_cities, runs/lost_cities-2, ...): earlier runs are kept.
 train: setup
-	$(PY) -m training.train --config configs/lost_cities.yaml --overwrite
+	$(PY) -m training.train --config configs/lost_cities.yaml
 
 ## Throughput of every game against PettingZoo's connect_four.
 bench: setup
@@ -35,8 +36,9 @@ bench: setup
 lint: setup
 	$(PY) -m ruff check envs training tests benchmarks
 
+## Removes the virtual environment and caches; never runs/ (your trained agents and reports).
 clean:
-	rm -rf $(VENV) $(VENV_RLLIB) runs .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(VENV_RLLIB) .pytest_cache .ruff_cache
 
 # ---- RLlib (docs/rllib.md): a venv of its own, because ray[rllib] pins another gymnasium than .venv's.
 VENV_RLLIB ?= .venv-rllib

@@ -19,6 +19,7 @@ from envs.core.game import TERMINAL
 from envs.core.game import Game as BaseGame
 from envs.core.game import State as BaseState
 from envs.core.layout import Layout
+from tests.policy_helpers import random_policy_file
 from training.evaluate import (
     Estimate,
     agent_labels,
@@ -270,33 +271,34 @@ def test_report_csv_and_plot_are_written(lost_cities, tmp_path):
 
 
 def test_command_line(tmp_path, capsys):
-    main(["lost_cities", "random", "heuristic", "--games", "2", "--seed", "1", "--quiet",
-          "--out", str(tmp_path)])
+    args = ["lost_cities", "random", "heuristic", "--games", "2", "--seed", "1", "--quiet", "--out", str(tmp_path)]
+    main(args)
     printed = capsys.readouterr().out
     assert "# Lost Cities tournament" in printed and "Bradley–Terry" in printed
     assert (tmp_path / "report.md").read_text() in printed
+    assert f"written to {tmp_path}: report.md" in printed
+    report = (tmp_path / "report.md").read_text()
+    main([*args, "--seed", "2"])  # a second tournament gets a folder of its own
+    assert f"written to {tmp_path}-2: report.md" in capsys.readouterr().out
+    assert (tmp_path / "report.md").read_text() == report and (tmp_path.parent / f"{tmp_path.name}-2").is_dir()
     with pytest.raises(SystemExit):
         main(["lost_cities", "random", "heuristic", "--set", "colours=7", "--out", str(tmp_path)])
     assert "unknown option" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["lost_cities", "random", "runs/nothing/policy.safetensors", "--out", str(tmp_path)])
+    assert capsys.readouterr().err.strip() == \
+        "python -m training.evaluate: error: no such file: runs/nothing/policy.safetensors"
 
 
 def test_checkpoint_paths_are_agents(tmp_path):
-    """A policy zip (here untrained) plays through the shared loader, found from its run folder."""
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from training.agents import checkpoint_meta, export_policy
-
-    env = envs.make("lost_cities", wrapped=False)
-    kwargs = {"net_arch": [8]}
-    policy = MaskableActorCriticPolicy(env.observation_space("player_0")["observation"],
-                                       env.action_space("player_0"), lambda _: 0.0, **kwargs)
-    (tmp_path / "run").mkdir()
-    export_policy(policy, kwargs, checkpoint_meta(env.game), tmp_path / "run" / "policy.zip")
+    """A policy file (here with random weights) plays through the shared loader, found from its run folder."""
+    random_policy_file(tmp_path / "run" / "policy.safetensors", envs.make("lost_cities", wrapped=False).game)
     results = tournament("lost_cities", ["random", str(tmp_path / "run")], games_per_pairing=2, seed=0)
     assert len(results.records) == 2
     assert all(sorted(r.returns) in ([-1, 1], [0, 0]) for r in results.records)
 
 
 def test_agent_labels_are_short_and_unique():
-    specs = ["random", "heuristic", "random", "runs/a/policy.zip", "runs/b/policy.zip", "runs/a/policy.zip"]
+    specs = ["random", "heuristic", "random", "runs/a/policy.safetensors", "runs/b/policy.safetensors",
+             "runs/a/policy.safetensors"]
     assert agent_labels(specs) == ["random", "heuristic", "random#2", "a/policy", "b/policy", "a/policy#2"]

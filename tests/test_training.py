@@ -9,21 +9,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 import yaml
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from safetensors import safe_open
 
 import envs
 import training.agents
 from envs.core.agents import RandomAgent
 from envs.core.match import play_game
+from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
 from training import train
-from training.agents import PolicyAgent, checkpoint_meta, export_policy, limit_torch_threads, load_agent, load_policy
+from training.agents import load_agent
+from training.checkpoint import latest_checkpoint
 from training.config import load_config
+from training.policy import PolicyAgent, PolicyFileError, PolicyInfo, load_policy
 from training.single_seat import SingleSeatEnv
 from training.warm_start import imitate, teacher_games
 
-limit_torch_threads()  # what training does too: batch-1 inference thrashes with several threads on a busy CPU
+train.limit_torch_threads()  # what training does too: more threads thrash on a busy CPU
 
 GAMES = [("lost_cities", {}), ("five_towers", {"num_players": 3})]
 
@@ -129,11 +131,11 @@ def test_seat_is_random_or_fixed():
 
 
 def test_self_play_opponents_come_from_the_pool():
-    env = SingleSeatEnv("lost_cities", opponents={"self": 1}, policy_kwargs={"net_arch": [8]})
+    env = SingleSeatEnv("lost_cities", opponents={"self": 1}, network=network())
     with pytest.raises(RuntimeError, match="set_pool"):
         env.reset(seed=0)
-    policy = MaskableActorCriticPolicy(env.observation_space, env.action_space, lambda _: 0.0, net_arch=[8])
-    env.set_pool([policy.state_dict(), policy.state_dict()])
+    info = PolicyInfo.for_game(env.game, network())
+    env.set_pool([random_weights(info, seed=1), random_weights(info, seed=2)])
     env.reset(seed=0)
     assert env.seated["player_" + str(1 - env.seat)][0] in ("self[0]", "self[1]")
     random_episode(env, np.random.default_rng(0))
@@ -146,8 +148,9 @@ def test_warm_start_imitates_the_teacher():
     assert len(data["actions"]) == len(data["obs"]) == len(data["rewards"]) > 10 * 80
     assert data["masks"][np.arange(len(data["actions"])), data["actions"]].all()
     assert set(np.abs(data["rewards"]).round(6)) != {1.0}  # the margin shaping is in the targets
-    env = SingleSeatEnv("lost_cities")
-    policy = MaskableActorCriticPolicy(env.observation_space, env.action_space, lambda _: 0.0, net_arch=[64])
+    # Seeded: torch's global generator starts from a different seed in every process, and an unseeded
+    # initialisation that happens to favour a frequent action (draw from the deck) already agrees 35-40%.
+    policy = seeded_torch_policy(envs.make("lost_cities", wrapped=False).game, seed=0, pi=[64], vf=[64])
     before = imitate(policy, data, epochs=0, batch_size=128, learning_rate=3e-3, vf_coef=0.5, seed=0)
     after = imitate(policy, data, epochs=10, batch_size=128, learning_rate=3e-3, vf_coef=0.5, seed=0)
     assert after["agreement"] > max(0.5, before["agreement"] + 0.3)
@@ -159,49 +162,27 @@ def test_load_agent_refuses_other_games_and_unknown_specs(tmp_path):
     five_towers = envs.make("five_towers", wrapped=False).game
     assert isinstance(load_agent("random", lost_cities, seed=0), RandomAgent)
     assert load_agent("heuristic", five_towers, seed=0).act is not None
-    env = envs.make("lost_cities", wrapped=False)
-    policy = MaskableActorCriticPolicy(env.observation_space("player_0")["observation"],
-                                       env.action_space("player_0"), lambda _: 0.0, net_arch=[8])
-    export_policy(policy, {"net_arch": [8]}, checkpoint_meta(lost_cities), tmp_path / "policy.zip")
-    assert isinstance(load_agent(str(tmp_path / "policy.zip"), lost_cities), PolicyAgent)
-    with pytest.raises(ValueError, match="policy for lost_cities .* cannot play five_towers"):
-        load_agent(str(tmp_path / "policy.zip"), five_towers)
+    path = random_policy_file(tmp_path / "policy.safetensors", lost_cities)
+    assert isinstance(load_agent(str(path), lost_cities), PolicyAgent)
+    assert isinstance(load_agent(str(tmp_path), lost_cities), PolicyAgent)  # a run folder: its policy
+    with pytest.raises(PolicyFileError, match="policy for lost_cities .* cannot play five_towers"):
+        load_agent(str(path), five_towers)
     six = envs.make("lost_cities", wrapped=False, n_colours=6).game
-    with pytest.raises(ValueError, match="observation"):
-        load_agent(str(tmp_path / "policy.zip"), six)
-    with pytest.raises(ValueError, match="unknown agent"):
-        load_agent("no/such/file.zip", lost_cities)
-    (tmp_path / "junk.zip").write_text("not a zip")
-    with pytest.raises(ValueError, match="cannot read"):
-        load_agent(str(tmp_path / "junk.zip"), lost_cities)
+    with pytest.raises(PolicyFileError, match="observation"):
+        load_agent(str(path), six)
+    with pytest.raises(ValueError, match="unknown agent 'heuristc'"):
+        load_agent("heuristc", lost_cities)
     assert isinstance(load_agent("pretrained", lost_cities), PolicyAgent)  # shipped in training/pretrained/
     assert isinstance(load_agent("pretrained", five_towers), PolicyAgent)  # the 2-player policy
-    with pytest.raises(ValueError, match="observation"):
+    with pytest.raises(PolicyFileError, match="observation"):
         load_agent("pretrained", envs.make("five_towers", wrapped=False, num_players=5).game)
 
 
 def test_pretrained_names_what_is_shipped_when_a_game_has_none(tmp_path, monkeypatch):
     monkeypatch.setattr(training.agents, "PRETRAINED_DIR", tmp_path)
-    (tmp_path / "lost_cities.zip").write_bytes(b"")
+    (tmp_path / "lost_cities.safetensors").write_bytes(b"")
     with pytest.raises(ValueError, match=r"no pretrained policy is shipped for five_towers.*lost_cities"):
         load_agent("pretrained", envs.make("five_towers", wrapped=False).game)
-
-
-def test_policy_agent_plays_legal_actions_only():
-    env = envs.make("lost_cities", wrapped=False)
-    policy = MaskableActorCriticPolicy(env.observation_space("player_0")["observation"],
-                                       env.action_space("player_0"), lambda _: 0.0, net_arch=[8])
-    for deterministic in (True, False):
-        agents = [PolicyAgent(policy, deterministic, seed=1), RandomAgent(seed=2)]
-        returns, _ = play_game(env, agents, seed=4)  # an illegal action would raise
-        assert returns.sum() == 0
-    a, b = (PolicyAgent(policy, False, seed=9) for _ in range(2))
-    env.reset(seed=4)
-    obs = env.observe(env.agent_selection)
-    sb3_choice, _ = policy.predict(obs["observation"], deterministic=True, action_masks=obs["action_mask"])
-    assert PolicyAgent(policy).act(obs["observation"], obs["action_mask"]) == sb3_choice
-    assert [a.act(obs["observation"], obs["action_mask"]) for _ in range(20)] == \
-           [b.act(obs["observation"], obs["action_mask"]) for _ in range(20)]
 
 
 def test_config_overrides_and_errors(tmp_path):
@@ -241,36 +222,61 @@ def tiny_config(tmp_path, game: str, **extra) -> list[str]:
 
 
 @pytest.mark.parametrize("players, vec_env", [(2, "subproc"), (3, "dummy")])
-def test_train_checkpoint_resume_evaluate(tmp_path, players, vec_env):
+def test_train_checkpoint_resume_evaluate(tmp_path, capsys, players, vec_env):
     args = tiny_config(tmp_path, "five_towers", game_options={"num_players": players}, vec_env=vec_env,
                        warm_start={"teacher": "heuristic", "games": 2, "epochs": 1})
     assert train.main(args) == 0
     run = tmp_path / "runs" / "five_towers"
     assert {p.name for p in (run / "checkpoints").iterdir()} == {
-        "step_000000000128.zip", "step_000000000128.pt", "step_000000000256.zip", "step_000000000256.pt"}
-    for name in ("report.md", "learning_curve.png", "policy.zip", "eval_history.json", "config.yaml"):
+        "step_000000000128.json", "step_000000000128.safetensors",
+        "step_000000000256.json", "step_000000000256.safetensors"}
+    for name in ("report.md", "learning_curve.png", "policy.safetensors", "eval_history.json", "config.yaml"):
         assert (run / name).is_file(), name
     assert list((run / "tb").iterdir())
     report = (run / "report.md").read_text()
     assert "| heuristic | 6 |" in report and "Warm start: imitated `heuristic`" in report
-    assert train.main(args) == 2  # refuses to overwrite a run by accident
+    assert f"python -m training.train --resume {run} --set total_timesteps=512" in report
+    assert f"python -m training.play five_towers --opponent {run / 'policy.safetensors'}" in capsys.readouterr().out
 
-    # Resumable keys may change: here the length, and in-process envs (a worker start costs seconds).
+    # A finished run is not trained or evaluated again: --resume says so and how to extend it.
+    history = (run / "eval_history.json").read_text()
+    assert train.main(["--resume", str(run)]) == 0
+    assert "is finished" in capsys.readouterr().out and (run / "eval_history.json").read_text() == history
+    # Raising total_timesteps extends it (a resumable key; so is vec_env: a worker start costs seconds).
     assert train.main(["--resume", str(run), "--set", "total_timesteps=384", "--set", "vec_env=dummy"]) == 0
-    state = torch.load(run / "checkpoints" / "step_000000000384.pt", weights_only=False)
-    assert len(state["pool"]) == 2 and state["last"]["snapshot"] == 256
+    state = json.loads((run / "checkpoints" / "step_000000000384.json").read_text())
+    assert state["pool_size"] == 2 and state["trainer"]["last"]["snapshot"] == 256 and state["trainer"]["finished"]
+    with safe_open(str(run / "checkpoints" / "step_000000000384.safetensors"), "np") as f:
+        names = set(f.keys())
+    assert {"rng/torch", "optimizer/0/exp_avg", "pool/1/action_net.weight", "action_net.weight"} <= names
     steps = [r["step"] for r in json.loads((run / "eval_history.json").read_text()) if r["opponent"] == "random"]
-    assert steps == [0, 128, 256, 384]
+    assert steps == [0, 128, 256, 384]  # no evaluation repeated
     with pytest.raises(ValueError, match="cannot change"):
         train.resolve_config(train.parse_args(["--resume", str(run), "--set", "ppo.n_steps=8"]))
 
-    _, meta = load_policy(run / "policy.zip")
-    assert (meta["game"], meta["options"]["num_players"], meta["num_timesteps"]) == ("five_towers", players, 384)
+    info = load_policy(run / "policy.safetensors").info
+    assert (info.game, info.options["num_players"], info.num_timesteps) == ("five_towers", players, 384)
+    assert load_policy(run / "policy-256.safetensors").info.num_timesteps == 256  # the policy before extending
     game = envs.make("five_towers", wrapped=False, num_players=players).game
     agent = load_agent(str(run), game, seed=0)
     env = envs.make("five_towers", wrapped=False, num_players=players)
     for seed in range(2):
         play_game(env, [agent] + [RandomAgent(seed=s) for s in range(players - 1)], seed=seed)
+
+
+def test_random_states_survive_json():
+    """Checkpoints keep the Python / numpy / torch generators as JSON and a uint8 tensor: exactly."""
+    import random
+
+    import torch
+
+    from training.checkpoint import rng_state, set_rng_state
+
+    state = json.loads(json.dumps({**rng_state(), "torch": rng_state()["torch"].tolist()}))
+    draws = random.random(), np.random.random(), torch.rand(1).item()
+    random.seed(1), np.random.seed(1), torch.manual_seed(1)
+    set_rng_state(state)
+    assert (random.random(), np.random.random(), torch.rand(1).item()) == draws
 
 
 def test_an_interrupted_run_checkpoints_its_last_boundary_and_resumes(tmp_path, monkeypatch):
@@ -285,46 +291,59 @@ def test_an_interrupted_run_checkpoints_its_last_boundary_and_resumes(tmp_path, 
     monkeypatch.setattr(train.Trainer, "at_boundary", interrupt_at_128)
     args = tiny_config(tmp_path, "lost_cities", vec_env="dummy")
     assert train.main([*args, "--set", "opponents.mix={heuristc: 1}"]) == 2  # a typo fails before any work
-    assert train.main(args) == 130
     run = tmp_path / "runs" / "lost_cities"
-    assert train.latest_checkpoint(run)[0].name == "step_000000000128.zip"
-    assert not (run / "policy.zip").exists()
+    assert not run.exists()
+    assert train.main(args) == 130
+    assert latest_checkpoint(run).name == "step_000000000128.json"
+    assert not (run / "policy.safetensors").exists()
     assert "Interrupted (SIGINT)" in (run / "report.md").read_text()
-    _, meta = load_policy(run / "checkpoints" / "step_000000000128.zip")
-    assert meta["num_timesteps"] == 128
+    assert load_agent(str(run), envs.make("lost_cities", wrapped=False).game)  # its newest checkpoint
+    assert load_policy(run / "checkpoints" / "step_000000000128.safetensors").info.num_timesteps == 128
 
     monkeypatch.setattr(train.Trainer, "at_boundary", original)
     assert train.main(["--resume", str(run)]) == 0
-    assert train.latest_checkpoint(run)[0].name == "step_000000000256.zip"
+    assert latest_checkpoint(run).name == "step_000000000256.json"
     assert "Training completed" in (run / "report.md").read_text()
 
 
-def test_max_minutes_stops_at_a_boundary_and_still_reports(tmp_path):
+def test_max_minutes_stops_at_a_boundary_and_still_reports(tmp_path, capsys):
     args = tiny_config(tmp_path, "five_towers", vec_env="dummy", max_minutes=1e-6)
     assert train.main(args) == 0
     run = tmp_path / "runs" / "five_towers"
-    assert train.latest_checkpoint(run)[0].name == "step_000000000000.zip"
-    assert (run / "policy.zip").is_file()
+    assert latest_checkpoint(run).name == "step_000000000000.json"
+    assert (run / "policy.safetensors").is_file()
     report = (run / "report.md").read_text()
     assert "Stopped by max_minutes" in report and "| random | 6 |" in report
+
+    # Runs never lose work: the same config again gets a folder of its own, and a bad value fails
+    # before any folder is made.
+    files = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    assert train.main(args) == 0
+    assert f"this run goes to {run}-2" in capsys.readouterr().out
+    assert (tmp_path / "runs" / "five_towers-2" / "policy.safetensors").is_file()
+    assert files == {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    assert train.main([*args, "--set", "ppo.learning_rate=-1e-4"]) == 2
+    assert "ppo.learning_rate must be > 0" in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["five_towers", "five_towers-2"]
 
 
 def test_init_from_fine_tunes_a_policy_and_refuses_another_network(tmp_path, capsys):
     source_args = tiny_config(tmp_path, "lost_cities", vec_env="dummy", max_minutes=1e-6)
     assert train.main(source_args) == 0
-    source, _ = load_policy(tmp_path / "runs" / "lost_cities" / "policy.zip")
+    source = load_policy(tmp_path / "runs" / "lost_cities" / "policy.safetensors")
 
     args = tiny_config(tmp_path, "lost_cities", name="tuned", vec_env="dummy", max_minutes=1e-6,
                        init_from=str(tmp_path / "runs" / "lost_cities"))
     assert train.main(args) == 0
-    tuned, _ = load_policy(tmp_path / "runs" / "tuned" / "policy.zip")  # stopped at step 0: the same weights
-    assert all(torch.equal(a, b) for a, b in zip(source.state_dict().values(), tuned.state_dict().values(),
-                                                  strict=True))
+    tuned = load_policy(tmp_path / "runs" / "tuned" / "policy.safetensors")  # stopped at step 0: same weights
+    assert source.weights.keys() == tuned.weights.keys()
+    assert all(np.array_equal(source.weights[k], tuned.weights[k]) for k in source.weights)
     assert "Initialised from" in (tmp_path / "runs" / "tuned" / "report.md").read_text()
 
-    assert train.main([*args, "--overwrite", "--set", "network.pi=[32]"]) == 2
+    assert train.main([*args, "--set", "network.pi=[32]"]) == 2
     assert "set `network` to the sizes" in capsys.readouterr().err
-    assert train.main([*args, "--overwrite", "--set", "warm_start.teacher=heuristic"]) == 2
+    assert train.main([*args, "--set", "warm_start.teacher=heuristic"]) == 2
     assert "choose one" in capsys.readouterr().err
+    assert not (tmp_path / "runs" / "tuned-2").exists()
     shutil.rmtree(tmp_path / "runs" / "lost_cities")  # a resumed run holds its weights: init_from is not read
     assert train.main(["--resume", str(tmp_path / "runs" / "tuned"), "--set", "max_minutes=null"]) == 0

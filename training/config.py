@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import os
 import types
 import typing
@@ -249,20 +250,32 @@ def _describe(hint: Any) -> str:
 
 
 def _check_values(c: Config) -> None:
-    """Ranges and choices the types alone cannot express."""
-    problems = []
-    positive = {"total_timesteps": c.total_timesteps, "ppo.n_steps": c.ppo.n_steps,
-                "ppo.batch_size": c.ppo.batch_size, "ppo.n_epochs": c.ppo.n_epochs,
+    """Ranges and choices the types alone cannot express: every bad value is reported before a run starts."""
+    problems = [f"{key} must be a finite number (got {value})" for key, value in _numbers_in(c.to_dict())
+                if not math.isfinite(value)]
+    positive = {"total_timesteps": c.total_timesteps, "ppo.learning_rate": c.ppo.learning_rate,
+                "ppo.n_steps": c.ppo.n_steps, "ppo.n_epochs": c.ppo.n_epochs, "ppo.clip_range": c.ppo.clip_range,
+                "ppo.max_grad_norm": c.ppo.max_grad_norm,
                 "opponents.snapshot_every": c.opponents.snapshot_every,
                 "opponents.pool_size": c.opponents.pool_size,
                 "checkpoint_every": c.checkpoint_every, "keep_checkpoints": c.keep_checkpoints,
                 "torch_threads": c.torch_threads,
                 "eval.games": c.eval.games, "eval.final_games": c.eval.final_games,
                 "warm_start.games": c.warm_start.games, "warm_start.epochs": c.warm_start.epochs,
-                "warm_start.batch_size": c.warm_start.batch_size}
+                "warm_start.batch_size": c.warm_start.batch_size,
+                "warm_start.learning_rate": c.warm_start.learning_rate}
+    positive.update({f"network.{part}[{i}]": n for part in ("pi", "vf")
+                     for i, n in enumerate(getattr(c.network, part))})
     problems += [f"{k} must be > 0 (got {v})" for k, v in positive.items() if v <= 0]
-    if c.eval.every < 0:
-        problems.append(f"eval.every must be >= 0 (got {c.eval.every})")
+    non_negative = {"eval.every": c.eval.every, "ppo.ent_coef": c.ppo.ent_coef, "ppo.vf_coef": c.ppo.vf_coef,
+                    "margin_reward": c.margin_reward}
+    problems += [f"{k} must be >= 0 (got {v})" for k, v in non_negative.items() if v < 0]
+    if c.ppo.batch_size < 2:
+        problems.append(f"ppo.batch_size must be >= 2 (got {c.ppo.batch_size})")
+    if c.ppo.target_kl is not None and c.ppo.target_kl <= 0:
+        problems.append(f"ppo.target_kl must be > 0 or null (got {c.ppo.target_kl})")
+    if not 0 <= c.seed < 2**32:
+        problems.append(f"seed must be in 0 .. 2**32 - 1 (got {c.seed})")
     if c.n_envs is not None and c.n_envs < 1:
         problems.append(f"n_envs must be >= 1 or null (got {c.n_envs})")
     if c.max_minutes is not None and c.max_minutes <= 0:
@@ -277,8 +290,19 @@ def _check_values(c: Config) -> None:
         problems.append("init_from and warm_start.teacher both set the initial policy: choose one")
     if not 0 < c.ppo.gamma <= 1 or not 0 <= c.ppo.gae_lambda <= 1:
         problems.append("ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1]")
+    if not c.name or "/" in c.name or c.name in (".", ".."):
+        problems.append(f"name must be a folder name without '/' (got {c.name!r})")
     if problems:
         raise ValueError("bad config: " + "; ".join(problems))
+
+
+def _numbers_in(tree: Any, prefix: str = "") -> list[tuple[str, float]]:
+    """Every float in the config (game options and the opponent mix included), with its key."""
+    if isinstance(tree, dict):
+        return [item for k, v in tree.items() for item in _numbers_in(v, f"{prefix}{k}.")]
+    if isinstance(tree, list):
+        return [item for i, v in enumerate(tree) for item in _numbers_in(v, f"{prefix.rstrip('.')}[{i}].")]
+    return [(prefix.rstrip("."), tree)] if isinstance(tree, float) else []
 
 
 def dump(config: Any, path: str | Path) -> None:

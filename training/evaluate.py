@@ -1,10 +1,10 @@
 """Seat-balanced round-robin tournaments between any agents, for any game and player count.
 
-    python -m training.evaluate lost_cities random heuristic runs/lost_cities/policy.zip --games 100
+    python -m training.evaluate lost_cities random heuristic runs/lost_cities/policy.safetensors --games 100
     python -m training.evaluate five_towers random heuristic --players 3 --set final_partial_round=False
 
 Agents are given as specs for the shared loader (``training.agents.load_agent``): ``random``,
-``heuristic``, ``pretrained`` or a checkpoint path.
+``heuristic``, ``pretrained`` or the path of a policy file / checkpoint / run folder.
 
 **Tables and seats.** A *table* is a set of agents that meet: every pair for two players, every
 n-subset of the agents for n players (or, with fewer agents than seats, every multiset of them that
@@ -25,7 +25,8 @@ in every rotation at every table (common random numbers): agents are compared on
 A truncated game (turn cap) has all-zero returns and so counts as a draw. An agent seated more than once
 at a table is averaged over its seats, so every game counts once. Given a seed the whole tournament —
 deals, agent seeds, order of play, ratings — is deterministic. Outputs (``Results.write``): ``report.md``,
-``crosstable.csv``, ``agents.csv``, ``games.csv`` and ``tournament.png``.
+``crosstable.csv``, ``agents.csv``, ``games.csv`` and ``tournament.png`` (needs matplotlib), in a folder
+of their own: ``runs/eval/<game>``, or ``runs/eval/<game>-2``, … if that one holds an earlier tournament.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ import numpy as np
 import envs
 from envs.core.agents import Agent
 from envs.core.match import first_place_shares, play_game, score_margins
-from training.agents import load_agent
+from training.agents import SUFFIX, load_agent
 from training.config import apply_override
+from training.files import new_folder
 from training.report import Z95
 from training.report import wilson as wilson_bounds
 
@@ -384,16 +386,20 @@ class Results:
         fig.savefig(path, dpi=100)
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
-        """Write the report, the CSV tables and the plot into ``out_dir``; returns the paths by kind."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+        """Write the report, the CSV tables and the plot into a new folder: ``out_dir`` or, if that holds
+        files already, ``out_dir-2``, ``-3``, … (nothing is overwritten). Returns the paths by kind; without
+        matplotlib (the light install) there is no plot."""
+        out = new_folder(out_dir)
         paths = {"markdown": out / "report.md", "crosstable": out / "crosstable.csv",
                  "agents": out / "agents.csv", "games": out / "games.csv", "plot": out / "tournament.png"}
         paths["markdown"].write_text(self.to_markdown(), encoding="utf-8")
         paths["crosstable"].write_text(self.crosstable_csv(), encoding="utf-8")
         paths["agents"].write_text(self.agents_csv(), encoding="utf-8")
         paths["games"].write_text(self.games_csv(), encoding="utf-8")
-        self.plot(paths["plot"])
+        try:
+            self.plot(paths["plot"])
+        except ImportError:
+            del paths["plot"]
         return paths
 
 
@@ -416,7 +422,7 @@ def agent_labels(specs: Sequence[str]) -> list[str]:
     labels = []
     for spec in specs:
         path = Path(spec)
-        label = "/".join([*path.parent.parts[-1:], path.stem]) if path.suffix == ".zip" else spec
+        label = "/".join([*path.parent.parts[-1:], path.stem]) if path.suffix == SUFFIX else spec
         k, unique = 1, label
         while unique in labels:
             k += 1
@@ -445,14 +451,13 @@ def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str,
     deals = -(-games_per_pairing // n)
     root = np.random.SeedSequence(seed)
     deal_seeds = [int(s.generate_state(1)[0]) for s in root.spawn(deals)]
-    instances: dict[tuple[int, int], Agent] = {}
-
-    def agent_at(a: int, place: int) -> Agent:
-        """The agent object for the ``place``-th copy of agent ``a`` at a table."""
-        if (a, place) not in instances:
-            agent_seed = int(np.random.SeedSequence([seed, a, place]).generate_state(1)[0])
-            instances[a, place] = load_agent(agent_specs[a], game, agent_seed)
-        return instances[a, place]
+    # Every agent object, for each (agent, n-th copy at a table), is loaded before the first game: a file
+    # that is not a policy fails the tournament before anything is played.
+    places = {(a, seating[:s].count(a)) for table in all_tables for seating in rotations(table)
+              for s, a in enumerate(seating)}
+    instances: dict[tuple[int, int], Agent] = {
+        (a, place): load_agent(agent_specs[a], game, int(np.random.SeedSequence([seed, a, place]).generate_state(1)[0]))
+        for a, place in sorted(places)}
 
     records = []
     bar = tqdm(total=len(all_tables) * deals * n, desc=f"{game.title} tournament", disable=not progress,
@@ -460,7 +465,7 @@ def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str,
     for t, table in enumerate(all_tables):
         for d, deal_seed in enumerate(deal_seeds):
             for seating in rotations(table):
-                agents = [agent_at(a, seating[:s].count(a)) for s, a in enumerate(seating)]
+                agents = [instances[a, seating[:s].count(a)] for s, a in enumerate(seating)]
                 returns, scores = play_game(env, agents, deal_seed)
                 records.append(GameRecord(t, d, deal_seed, seating, tuple(float(x) for x in returns),
                                           None if scores is None else tuple(float(x) for x in scores)))
@@ -475,14 +480,15 @@ def main(argv: Sequence[str] | None = None) -> Results:
     parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("agents", nargs="+", metavar="AGENT",
-                        help="agent specs: random, heuristic, pretrained or a checkpoint path")
+                        help="agent specs: random, heuristic, pretrained or a policy file / run folder")
     parser.add_argument("--games", type=int, default=40,
                         help="games per table, rounded up to a multiple of the player count (default 40)")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     parser.add_argument("--players", type=int, help="player count (sets the game option num_players)")
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                         help="game option (value read as YAML), repeatable, e.g. --set rounds=3")
-    parser.add_argument("--out", type=Path, help="output folder (default runs/eval/<game>)")
+    parser.add_argument("--out", type=Path, help="output folder (default runs/eval/<game>); if it holds files "
+                                                 "already, <out>-2, <out>-3, … is used instead")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     options: dict[str, Any] = {}
@@ -493,11 +499,14 @@ def main(argv: Sequence[str] | None = None) -> Results:
             apply_override(options, item)
         results = tournament(args.game, args.agents, options=options, games_per_pairing=args.games,
                              seed=args.seed, progress=not args.quiet)
-    except ValueError as e:
-        parser.error(str(e))
+    except ValueError as e:  # bad options, unknown agents, files that are not policies: one line, no traceback
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        sys.exit(2)
     paths = results.write(args.out or Path("runs") / "eval" / args.game)
     print(results.to_markdown())
-    print("written: " + ", ".join(str(p) for p in paths.values()))
+    print(f"written to {paths['markdown'].parent}: " + ", ".join(p.name for p in paths.values()))
+    if "plot" not in paths:
+        print("(no tournament.png: matplotlib is not installed; pip install -e '.[plot]')")
     return results
 
 

@@ -1,11 +1,12 @@
 """Who sits in the other seats: a weighted mix of fixed agents and frozen snapshots of the learner.
 
-* :class:`SnapshotPool` lives in the training process. Every N steps it copies the learner's weights
-  (newest last, at most ``size``); the pool is part of every checkpoint.
+* :class:`SnapshotPool` lives in the training process. Every N steps it keeps a numpy copy of the
+  learner's weights (newest last, at most ``size``); the pool is part of every checkpoint.
 * :class:`OpponentMix` lives in each env worker. Per episode it draws an agent for every opponent seat
   by the configured weights. The key ``"self"`` means a snapshot from the pool (uniform over it);
   any other key is an agent spec for :func:`training.agents.load_agent` (``random``, ``heuristic``,
-  ``pretrained`` or a checkpoint path).
+  ``pretrained`` or a policy path). Snapshots play through the same numpy inference as every policy
+  agent (:class:`~training.policy.MLPPolicy`), so env workers never need torch.
 """
 
 from __future__ import annotations
@@ -14,30 +15,29 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import torch
-from gymnasium import spaces
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from envs.core.agents import Agent
 from envs.core.game import Game
 
-from .agents import PolicyAgent, load_agent
+from .agents import load_agent
+from .policy import MLPPolicy, PolicyAgent, PolicyInfo
 
 SELF = "self"
-StateDict = dict[str, torch.Tensor]
+Weights = dict[str, np.ndarray]
 
 
 class SnapshotPool:
     """Frozen copies of the learner's policy weights, oldest first."""
 
-    def __init__(self, size: int, snapshots: list[StateDict] | None = None):
+    def __init__(self, size: int, snapshots: list[Weights] | None = None):
         if size < 1:
             raise ValueError(f"the snapshot pool needs size >= 1, got {size}")
         self.size = size
-        self.snapshots: list[StateDict] = list(snapshots or [])[-size:]
+        self.snapshots: list[Weights] = list(snapshots or [])[-size:]
 
-    def add(self, policy: torch.nn.Module) -> None:
-        self.snapshots.append({k: v.detach().cpu().clone() for k, v in policy.state_dict().items()})
+    def add(self, weights: Weights) -> None:
+        """Keep ``weights`` (a copy the caller no longer changes, see ``checkpoint.weights_of``)."""
+        self.snapshots.append(weights)
         del self.snapshots[:-self.size]
 
 
@@ -54,17 +54,15 @@ def check_weights(weights: Mapping[str, float]) -> dict[str, float]:
 class OpponentMix:
     """Draws one agent per opponent seat and episode; snapshots are set from the training process."""
 
-    def __init__(self, game: Game, weights: Mapping[str, float], observation_space: spaces.Box,
-                 action_space: spaces.Discrete, policy_kwargs: dict[str, Any] | None = None,
+    def __init__(self, game: Game, weights: Mapping[str, float], network: Mapping[str, Any] | None = None,
                  snapshot_deterministic: bool = False):
         self.game = game
         probabilities = check_weights(weights)
         self.names = list(probabilities)
         self.p = np.array(list(probabilities.values()))
-        self.spaces = observation_space, action_space
-        self.policy_kwargs = policy_kwargs or {}
+        self.snapshot_info = PolicyInfo.for_game(game, network) if network else None
         self.snapshot_deterministic = snapshot_deterministic
-        self.snapshots: list[MaskableActorCriticPolicy] = []
+        self.snapshots: list[PolicyAgent] = []
         self.reseed(np.random.default_rng())
 
     def reseed(self, rng: np.random.Generator) -> None:
@@ -76,15 +74,12 @@ class OpponentMix:
         for agent in self.snapshots:
             agent.rng = self.snapshot_rng
 
-    def set_pool(self, state_dicts: list[StateDict]) -> None:
-        """Load the pool's weights (called through ``VecEnv.env_method`` after each refresh)."""
-        while len(self.snapshots) < len(state_dicts):
-            policy = MaskableActorCriticPolicy(*self.spaces, lambda _: 0.0, **self.policy_kwargs)
-            policy.set_training_mode(False)
-            self.snapshots.append(PolicyAgent(policy, self.snapshot_deterministic, seed=self.snapshot_rng))
-        del self.snapshots[len(state_dicts):]
-        for agent, weights in zip(self.snapshots, state_dicts, strict=True):
-            agent.policy.load_state_dict(weights)
+    def set_pool(self, pool: list[Weights]) -> None:
+        """Take the pool's weights (called through ``VecEnv.env_method`` after each refresh)."""
+        if pool and self.snapshot_info is None:
+            raise ValueError("self-play snapshots need the network: OpponentMix(..., network=...)")
+        self.snapshots = [PolicyAgent(MLPPolicy(weights, self.snapshot_info), self.snapshot_deterministic,
+                                      seed=self.snapshot_rng) for weights in pool]
 
     def draw(self) -> tuple[str, Agent]:
         """``(name, agent)`` for one opponent seat of a new episode."""

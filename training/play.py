@@ -1,7 +1,7 @@
 """Play any game against any agent in the terminal.
 
     python -m training.play lost_cities --opponent heuristic
-    python -m training.play lost_cities --opponent runs/lc/policy.zip --seat 1 --seed 7 --set rounds=3
+    python -m training.play lost_cities --opponent runs/lc/policy.safetensors --seat 1 --seed 7 --set rounds=3
     python -m training.play five_towers --set num_players=3 --opponent heuristic random
 
 You see the table as your seat sees it (``State.render_text(viewer=you)``: never the opponents' hidden
@@ -13,7 +13,7 @@ is printed again only when it changed: when only one line changed (the phase, sa
 Opponents' moves are printed as they happen, and the final scores and result at the end.
 
 Opponents are loaded by the shared loader (``training.agents.load_agent``): ``random``, ``heuristic``,
-``pretrained`` or a checkpoint path, one spec for all opponent seats or one per opponent seat.
+``pretrained`` or a policy file / run folder, one spec for all opponent seats or one per opponent seat.
 """
 
 from __future__ import annotations
@@ -215,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> np.ndarray | None:
     parser = argparse.ArgumentParser(prog="python -m training.play", description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("--opponent", nargs="+", default=["heuristic"], metavar="AGENT",
-                        help="random, heuristic, pretrained or a checkpoint path; one for all opponent seats "
+                        help="random, heuristic, pretrained or a policy file / run folder; one for all opponent seats "
                              "or one per opponent seat (default heuristic)")
     parser.add_argument("--seat", type=_seat, default="random", help="your seat: 0, 1, … or random (default)")
     parser.add_argument("--seed", type=int, help="seed for the deal, the seats and the opponents")
@@ -227,8 +227,9 @@ def main(argv: Sequence[str] | None = None) -> np.ndarray | None:
         for item in args.set:
             apply_override(options, item)
         return play(args.game, args.opponent, seat=args.seat, seed=args.seed, options=options)
-    except ValueError as error:
-        parser.error(str(error))
+    except ValueError as error:  # bad options, unknown agents, files that are not policies: one line
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        sys.exit(2)
     except KeyboardInterrupt:
         print("\nGame abandoned.")
     return None

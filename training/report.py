@@ -11,12 +11,15 @@ An evaluation record (one per opponent and evaluation step, kept in ``eval_histo
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
+
+from .agents import PRETRAINED_DIR, SUFFIX
 
 Z95 = 1.959963984540054
 
@@ -90,6 +93,17 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path, title: str) -
     plt.close(fig)
 
 
+def next_steps(game: str, run_dir: Path, policy: Path, steps: int, done: bool) -> list[tuple[str, str]]:
+    """What to run after a training run, with its actual paths: (what, shell command) pairs."""
+    run, agent = shlex.quote(str(run_dir)), shlex.quote(str(policy))
+    others = "random heuristic" + (" pretrained" if (PRETRAINED_DIR / f"{game}{SUFFIX}").is_file() else "")
+    extend = f" --set total_timesteps={2 * steps}" if done else ""
+    return [("play against it", f"python -m training.play {game} --opponent {agent}"),
+            ("evaluate it", f"python -m training.evaluate {game} {agent} {others} --games 400"),
+            ("train it further" if done else "continue it", f"python -m training.train --resume {run}{extend}"),
+            ("TensorBoard", f"tensorboard --logdir {shlex.quote(str(run_dir / 'tb'))}")]
+
+
 def write_report(run_dir: Path, config: dict[str, Any], history: list[dict[str, Any]],
                  final: list[dict[str, Any]], facts: dict[str, Any]) -> Path:
     """``report.md`` and ``learning_curve.png`` in ``run_dir``; returns the report's path."""
@@ -124,13 +138,11 @@ def write_report(run_dir: Path, config: dict[str, Any], history: list[dict[str, 
                      for r in history if r["step"] == step]
             lines.append(f"| {step:,} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines += ["## Files", "",
-              f"- policy: `{facts['policy']}` — play it: `python -m training.play {config['game']} "
-              f"--opponent {facts['policy']}`",
-              f"- checkpoints: `{run_dir / 'checkpoints'}` — continue: `python -m training.train "
-              f"--resume {run_dir}`",
-              f"- TensorBoard: `tensorboard --logdir {run_dir / 'tb'}`", "",
-              "## Config", "", "```yaml", yaml.safe_dump(config, sort_keys=False).rstrip(), "```", ""]
+    lines += ["## Files", "", f"- run folder: `{run_dir}`", f"- policy: `{facts['policy']}`",
+              f"- checkpoints: `{run_dir / 'checkpoints'}`", "", "## Next", ""]
+    lines += [f"- {what}: `{command}`" for what, command in
+              next_steps(config["game"], run_dir, facts["policy"], facts["num_timesteps"], facts["done"])]
+    lines += ["", "## Config", "", "```yaml", yaml.safe_dump(config, sort_keys=False).rstrip(), "```", ""]
     path = run_dir / "report.md"
     path.write_text("\n".join(lines))
     return path

@@ -30,8 +30,7 @@ import numpy as np
 import envs
 from envs.core.match import score_margins
 
-from .agents import limit_torch_threads
-from .opponents import OpponentMix, StateDict
+from .opponents import OpponentMix, Weights
 
 MAX_RESETS = 100  # deals in a row that end before the learner's first decision: surely a bug
 
@@ -43,7 +42,7 @@ class SingleSeatEnv(gym.Env):
 
     def __init__(self, game: str, game_options: Mapping[str, Any] | None = None,
                  opponents: Mapping[str, float] | None = None, seat: int | str = "random",
-                 policy_kwargs: dict[str, Any] | None = None, snapshot_deterministic: bool = False,
+                 network: Mapping[str, Any] | None = None, snapshot_deterministic: bool = False,
                  margin_reward: float = 0.0):
         self.aec = envs.make(game, wrapped=False, **dict(game_options or {}))
         self.game = self.aec.game
@@ -55,8 +54,7 @@ class SingleSeatEnv(gym.Env):
         first = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(first)["observation"]
         self.action_space = self.aec.action_space(first)
-        self.opponents = OpponentMix(self.game, opponents or {"random": 1.0}, self.observation_space,
-                                     self.action_space, policy_kwargs, snapshot_deterministic)
+        self.opponents = OpponentMix(self.game, opponents or {"random": 1.0}, network, snapshot_deterministic)
         self.seat = 0
         self.learner = first
         self.seated: dict[str, tuple[str, Any]] = {}
@@ -97,9 +95,9 @@ class SingleSeatEnv(gym.Env):
         return self.aec.observe(self.learner)["action_mask"].astype(bool)
 
     # ----------------------------------------------------------------- called from the training process
-    def set_pool(self, state_dicts: list[StateDict]) -> None:
-        """Refresh the self-play snapshots; used through ``VecEnv.env_method("set_pool", ...)``."""
-        self.opponents.set_pool(state_dicts)
+    def set_pool(self, pool: list[Weights]) -> None:
+        """Refresh the self-play snapshots (numpy weights); used through ``VecEnv.env_method("set_pool", ...)``."""
+        self.opponents.set_pool(pool)
 
     # ----------------------------------------------------------------- internals
     def _over(self) -> bool:
@@ -127,14 +125,13 @@ class SingleSeatEnv(gym.Env):
 def env_factory(in_worker: bool = False, **kwargs: Any) -> Callable[[], SingleSeatEnv]:
     """A picklable constructor for ``SubprocVecEnv`` / ``DummyVecEnv``.
 
-    In a worker process torch gets one thread (snapshot opponents run there, the cores are shared) and
-    Ctrl-C / SIGTERM are ignored: the training process catches them, checkpoints, then closes workers.
+    In a worker process Ctrl-C / SIGTERM are ignored: the training process catches them, checkpoints,
+    then closes the workers.
     """
     def make() -> SingleSeatEnv:
         if in_worker:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            limit_torch_threads()
         return SingleSeatEnv(**kwargs)
 
     return make

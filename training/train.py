@@ -4,78 +4,81 @@
     python -m training.train --resume runs/lost_cities [--set total_timesteps=2000000]
 
 The learner plays one seat of :class:`~training.single_seat.SingleSeatEnv` against the configured
-opponent mix, in ``n_envs`` worker processes. At every rollout boundary (after a PPO update, before
-the next rollout) the loop, in this order, refreshes the self-play pool, evaluates against the
-evaluation opponents, and writes a checkpoint when they are due. Everything lands in ``runs/<name>/``:
+opponent mix, in ``n_envs`` envs. At every rollout boundary (after a PPO update, before the next
+rollout) the loop, in this order, refreshes the self-play pool, evaluates against the evaluation
+opponents, and writes a checkpoint when they are due. Everything lands in the run's folder,
+``runs/<name>/`` — or ``runs/<name>-2``, ``-3``, … when that folder already holds an earlier run, which
+is never touched:
 
-=========================  =============================================================
-``config.yaml``            the resolved config (``--resume`` reads it back)
-``checkpoints/step_N.zip`` model + optimizer + step count (also loadable as an agent)
-``checkpoints/step_N.pt``  snapshot pool, RNG states, evaluation history
-``tb/``                    TensorBoard logs (``rollout/*``, ``train/*``, ``eval/<opponent>/*``)
-``eval_history.json``      every evaluation record (see :mod:`training.report`)
-``policy.zip``             the final policy alone (what ``load_agent`` / ``--opponent`` take)
-``report.md``              final evaluation, learning curve ``learning_curve.png``, config
-=========================  =============================================================
+================================  =======================================================
+``config.yaml``                   the resolved config (``--resume`` reads it back)
+``checkpoints/step_N.safetensors``  policy, optimizer state, self-play pool, torch RNG (also an agent)
+``checkpoints/step_N.json``       step counts, Python / numpy RNGs, evaluation history (written last)
+``tb/``                           TensorBoard logs (``rollout/*``, ``train/*``, ``eval/<opponent>/*``)
+``eval_history.json``             every evaluation record (see :mod:`training.report`)
+``policy.safetensors``            the final policy alone (what ``load_agent`` / ``--opponent`` take)
+``report.md``                     final evaluation, learning curve ``learning_curve.png``, config
+================================  =======================================================
 
 Stopping: ``max_minutes`` ends training at the next rollout boundary and still evaluates, writes the
 checkpoint and the report. Ctrl-C / SIGTERM stops at the next step and checkpoints the state of the
 last rollout boundary (the unfinished rollout is dropped, so the step count stays exact); a second
-Ctrl-C aborts. ``--resume`` restores model, optimizer, step count, snapshot pool, evaluation history
-and the python / numpy / torch RNG states; episodes that were in flight restart with fresh deals.
+Ctrl-C aborts. ``--resume`` restores weights, optimizer, step count, snapshot pool, evaluation history
+and the python / numpy / torch RNG states (episodes that were in flight restart with fresh deals); on a
+finished run it says so, and with a raised ``total_timesteps`` it trains on. Checkpoints hold tensors
+and JSON only (:mod:`training.checkpoint`): resuming unpickles nothing.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import json
-import random
-import shutil
 import signal
 import sys
 import time
+from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 import yaml
-from sb3_contrib import MaskablePPO
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.utils import LinearSchedule
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
-from tqdm import tqdm
+
+try:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.utils import LinearSchedule
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
+    from tqdm import tqdm
+except ImportError as error:  # the light install (pip install -e .) evaluates and plays, but cannot train
+    raise SystemExit(f"training needs the 'train' extra ({error.name} is not installed): "
+                     "pip install -e '.[train]'  (or: make setup)") from None
 
 import envs
 from envs.core.match import first_place_shares, play_game, score_margins
 
-from .agents import (
-    PolicyAgent,
-    atomic_write,
-    checkpoint_meta,
-    export_policy,
-    limit_torch_threads,
-    load_agent,
-    load_policy,
-    policy_path,
+from .agents import load_agent, policy_path
+from .checkpoint import (
+    Checkpoint,
+    latest_checkpoint,
+    load_weights,
+    read_checkpoint,
+    rng_state,
+    save_checkpoint,
+    set_rng_state,
+    weights_of,
 )
-from .config import RESUMABLE_KEYS, Config, Network, dump, load_config
+from .config import RESUMABLE_KEYS, Config, dump, load_config
+from .files import new_folder
 from .opponents import SELF, SnapshotPool
-from .report import describe, summarise, write_report
-from .single_seat import env_factory
+from .policy import MLPPolicy, PolicyAgent, PolicyInfo, load_policy, save_policy
+from .report import describe, next_steps, summarise, write_report
+from .single_seat import SingleSeatEnv, env_factory
 from .warm_start import imitate, teacher_games
 
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 EVAL_SEED_TAG = 7919  # evaluation deals derive from (seed, tag): never the training deals
-
-
-def policy_kwargs(network: Network) -> dict[str, Any]:
-    """``MaskableActorCriticPolicy`` arguments: separate policy and value MLPs of the configured sizes."""
-    return {"net_arch": {"pi": list(network.pi), "vf": list(network.vf)},
-            "activation_fn": ACTIVATIONS[network.activation]}
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -104,57 +107,61 @@ def evaluate(learner: Any, game: str, game_options: dict, opponent: str, games: 
     return summarise(step, opponent, seats, wins, margins if len(margins) == games else None, n)
 
 
-# ----------------------------------------------------------------------------- checkpoints
-def rng_state() -> dict[str, Any]:
-    return {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
-
-
-def set_rng_state(state: dict[str, Any]) -> None:
-    random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
-    torch.set_rng_state(state["torch"])
-
-
-def latest_checkpoint(run_dir: Path) -> tuple[Path, Path] | None:
-    """Newest complete checkpoint: the ``.pt`` is written before the ``.zip``, so a zip implies both."""
-    for model_path in sorted((run_dir / "checkpoints").glob("step_*.zip"), reverse=True):
-        if model_path.with_suffix(".pt").is_file():
-            return model_path, model_path.with_suffix(".pt")
-    return None
+def limit_torch_threads(n: int = 1) -> None:
+    """More threads thrash on a shared, busy CPU: the rollouts run batch-8 forward passes."""
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
 
 
 # ----------------------------------------------------------------------------- the training run
 class Trainer:
-    """One run directory: builds envs and model (fresh or resumed), trains, evaluates, reports."""
+    """One run: checks everything up front, then builds envs and model (fresh or resumed), trains,
+    evaluates and reports into ``run_dir``."""
 
     def __init__(self, config: Config, fresh: bool = True):
-        """``fresh``: a new run (not ``--resume``), whose ``init_from`` policy is loaded and checked now."""
-        self.config = config
-        self.run_dir = config.run_dir
-        limit_torch_threads(config.torch_threads)
-        self.game = envs.make(config.game, wrapped=False, **config.game_options).game  # bad options fail here
-        specs = [s for s in config.opponents.mix if s != SELF] + config.eval.opponents + [config.warm_start.teacher]
-        for spec in dict.fromkeys(s for s in specs if s):  # a typo fails now, not inside an env worker
-            load_agent(spec, self.game)
-        self.policy_kwargs = policy_kwargs(config.network)
-        self.pool = SnapshotPool(config.opponents.pool_size)
+        """Build everything that can fail before any file is written: the game with its options, every
+        agent the config names, the training env, the device and (``fresh``: not ``--resume``) the
+        ``init_from`` policy."""
+        self.config = c = config
+        self.run_dir = c.run_dir  # until run() is given the folder it claimed or resumes
+        limit_torch_threads(c.torch_threads)
+        try:
+            torch.device(c.device)
+        except RuntimeError as error:
+            raise ValueError(f"device={c.device!r} is not a torch device ({error})") from None
+        self.game = envs.make(c.game, wrapped=False, **c.game_options).game  # bad options fail here
+        for spec in dict.fromkeys(c.eval.opponents + [c.warm_start.teacher]):
+            if spec == SELF:
+                raise ValueError(f"'{SELF}' is an opponent for training only (opponents.mix), not for eval or "
+                                 "warm_start")
+            if spec:
+                load_agent(spec, self.game)
+        self.network = {"pi": list(c.network.pi), "vf": list(c.network.vf), "activation": c.network.activation}
+        self.env_kwargs = {"game": c.game, "game_options": c.game_options, "seat": c.seat,
+                           "opponents": c.opponents.mix, "network": self.network,
+                           "snapshot_deterministic": c.opponents.snapshot_deterministic,
+                           "margin_reward": c.margin_reward}
+        SingleSeatEnv(**self.env_kwargs)  # the seat and the opponent mix (every agent in it) check out
+        self.policy_kwargs = {"net_arch": {"pi": self.network["pi"], "vf": self.network["vf"]},
+                              "activation_fn": ACTIVATIONS[c.network.activation]}
+        self.pool = SnapshotPool(c.opponents.pool_size)
         self.history: list[dict[str, Any]] = []
         self.last = {"snapshot": None, "eval": None, "checkpoint": 0}  # step of the last time each was done
         self.minutes_before = 0.0  # wall-clock of earlier invocations of this run
         self.warm_start_facts = ""  # how the initial policy was made, for the report
         # A resumed run already holds its weights: it neither needs nor checks the init_from policy.
-        self.init_policy = self.load_init_policy() if fresh and config.init_from else None
+        self.init_policy = self.load_init_policy() if fresh and c.init_from else None
         self.started = time.monotonic()
+
+    def info(self, step: int, **provenance: Any) -> PolicyInfo:
+        """What a policy file of this run says about itself."""
+        return PolicyInfo.for_game(self.game, self.network, step, **provenance)
 
     # ------------------------------------------------------------------ setup
     def make_vec_env(self) -> VecEnv:
         c = self.config
         subproc = c.vec_env == "subproc" or (c.vec_env == "auto" and c.num_envs > 1)
-        kwargs = {"game": c.game, "game_options": c.game_options, "seat": c.seat,
-                  "opponents": c.opponents.mix, "snapshot_deterministic": c.opponents.snapshot_deterministic,
-                  "margin_reward": c.margin_reward,
-                  "policy_kwargs": self.policy_kwargs}
-        fns = [env_factory(in_worker=subproc, **kwargs) for _ in range(c.num_envs)]
+        fns = [env_factory(in_worker=subproc, **self.env_kwargs) for _ in range(c.num_envs)]
         return VecMonitor(SubprocVecEnv(fns) if subproc else DummyVecEnv(fns))
 
     def new_model(self, venv: VecEnv) -> MaskablePPO:
@@ -165,17 +172,21 @@ class Trainer:
         return MaskablePPO("MlpPolicy", venv, seed=c.seed, device=c.device, policy_kwargs=self.policy_kwargs,
                            tensorboard_log=str(self.run_dir / "tb"), verbose=0, **ppo)
 
-    def resume_model(self, venv: VecEnv, model_path: Path, state_path: Path) -> MaskablePPO:
-        model = MaskablePPO.load(model_path, env=venv, device=self.config.device)
-        state = torch.load(state_path, weights_only=False)  # our own file: RNG tuples, not just tensors
-        self.pool = SnapshotPool(self.config.opponents.pool_size, state["pool"])
+    def resume(self, model: MaskablePPO, venv: VecEnv, checkpoint: Checkpoint) -> None:
+        """Put the checkpoint's weights, optimizer, counters, pool and RNG states into a fresh model."""
+        load_weights(model.policy, checkpoint.policy.weights)
+        model.policy.optimizer.load_state_dict(checkpoint.optimizer)
+        model.num_timesteps, model._n_updates = checkpoint.step, checkpoint.doc["n_updates"]
+        model.ep_info_buffer = deque(checkpoint.doc["episodes"], maxlen=model._stats_window_size)  # for rollout/*
+        model.ep_success_buffer = deque(maxlen=model._stats_window_size)
+        state = checkpoint.trainer
+        self.pool = SnapshotPool(self.config.opponents.pool_size, checkpoint.pool)
         self.history, self.last, self.minutes_before = state["eval_history"], state["last"], state["minutes"]
         self.warm_start_facts = state["warm_start"]
-        # load() re-seeded everything from the original seed: put back the RNGs of the checkpoint, and
-        # give the (restarted) episodes deals that depend on where the run resumes.
-        set_rng_state(state["rng"])
-        venv.seed(int(np.random.SeedSequence([self.config.seed, model.num_timesteps]).generate_state(1)[0]))
-        return model
+        # Building the model re-seeded everything from the original seed: put back the RNGs of the
+        # checkpoint, and give the (restarted) episodes deals that depend on where the run resumes.
+        set_rng_state(checkpoint.rng)
+        venv.seed(int(np.random.SeedSequence([self.config.seed, checkpoint.step]).generate_state(1)[0]))
 
     def warm_start(self, model: MaskablePPO) -> None:
         c, w = self.config, self.config.warm_start
@@ -186,22 +197,22 @@ class Trainer:
                                  f"({w.games} games, {w.epochs} epochs); agreement {100 * fit['agreement']:.1f}%.")
         say(self.warm_start_facts, None)
 
-    def load_init_policy(self) -> MaskableActorCriticPolicy:
+    def load_init_policy(self) -> MLPPolicy:
         """The ``init_from`` policy of a fresh run, refused unless its network is the configured one."""
         c = self.config
-        policy, meta = load_policy(policy_path(c.init_from, self.game), self.game)
-        theirs = {"net_arch": policy.net_arch, "activation_fn": policy.activation_fn}
-        if theirs != self.policy_kwargs:
-            raise ValueError(f"init_from={c.init_from!r} has the network {theirs}, the config asks for "
-                             f"{self.policy_kwargs}: set `network` to the sizes of the policy to fine-tune")
-        self.warm_start_facts = f"Initialised from `{c.init_from}` ({meta['num_timesteps']:,} steps of training)."
+        policy = load_policy(policy_path(c.init_from, self.game), self.game)
+        if policy.info.network != self.network:
+            raise ValueError(f"init_from={c.init_from!r} has the network {policy.info.network}, the config asks "
+                             f"for {self.network}: set `network` to the sizes of the policy to fine-tune")
+        self.warm_start_facts = (f"Initialised from `{c.init_from}` ({policy.info.num_timesteps:,} steps of "
+                                 "training).")
         return policy
 
     # ------------------------------------------------------------------ at every rollout boundary
     def at_boundary(self, model: MaskablePPO, step: int, loop: TrainingLoop) -> None:
         c = self.config
         if self.last["snapshot"] is None or step - self.last["snapshot"] >= c.opponents.snapshot_every:
-            self.pool.add(model.policy)
+            self.pool.add(weights_of(model.policy))
             model.get_env().env_method("set_pool", self.pool.snapshots)
             self.last["snapshot"] = step
         if c.eval.every and (self.last["eval"] is None or step - self.last["eval"] >= c.eval.every):
@@ -212,8 +223,10 @@ class Trainer:
 
     def run_evaluation(self, model: MaskablePPO, step: int, games: int, loop: TrainingLoop | None,
                        ) -> list[dict[str, Any]]:
+        """The learner, as the same numpy agent every policy plays through, against each eval opponent."""
         c = self.config
-        learner = PolicyAgent(model.policy, deterministic=c.eval.deterministic, seed=c.seed)
+        learner = PolicyAgent(MLPPolicy(weights_of(model.policy), self.info(step)),
+                              deterministic=c.eval.deterministic, seed=c.seed)
         records = [evaluate(learner, c.game, c.game_options, opponent, games, c.seed, step)
                    for opponent in c.eval.opponents]
         for r in records:
@@ -234,72 +247,77 @@ class Trainer:
             loop.show(records)
         return records
 
-    def save_checkpoint(self, model: MaskablePPO, step: int, rng: dict[str, Any]) -> None:
-        folder = self.run_dir / "checkpoints"
-        folder.mkdir(parents=True, exist_ok=True)
+    def save_checkpoint(self, model: MaskablePPO, step: int, rng: dict[str, Any], finished: bool = False) -> None:
         self.last["checkpoint"] = step
-        name = f"step_{step:012d}"
-        state = {"pool": self.pool.snapshots, "rng": rng, "eval_history": self.history, "last": self.last,
-                 "minutes": self.minutes(), "warm_start": self.warm_start_facts}
-        buffer = io.BytesIO()
-        torch.save(state, buffer)
-        atomic_write(folder / f"{name}.pt", buffer.getvalue())
         model.num_timesteps = step  # after an interrupt: the step count of the boundary being saved
-        model.tabletop = checkpoint_meta(self.game, step)  # saved with the model's data (see agents.py)
-        buffer = io.BytesIO()
-        model.save(buffer)
-        atomic_write(folder / f"{name}.zip", buffer.getvalue())
-        for old in sorted(folder.glob("step_*.zip"))[:-self.config.keep_checkpoints]:
-            old.with_suffix(".pt").unlink(missing_ok=True)
-            old.unlink()
+        trainer = {"eval_history": self.history, "last": self.last, "minutes": self.minutes(),
+                   "warm_start": self.warm_start_facts, "finished": finished}
+        save_checkpoint(self.run_dir / "checkpoints", step, model, self.info(step, run=self.run_dir.name),
+                        self.pool.snapshots, rng, trainer, self.config.keep_checkpoints)
+
+    def export_policy(self, model: MaskablePPO, step: int) -> Path:
+        """``policy.safetensors``; the policy of an earlier end of this run (before it was extended) is
+        kept as ``policy-<steps>.safetensors``."""
+        path = self.run_dir / "policy.safetensors"
+        if path.is_file():
+            earlier = load_policy(path).info.num_timesteps
+            if earlier != step:
+                path.replace(path.with_name(f"policy-{earlier}.safetensors"))
+        save_policy(path, weights_of(model.policy),
+                    self.info(step, run=self.run_dir.name, made=self.warm_start_facts, config=self.config.to_dict()))
+        return path
 
     def minutes(self) -> float:
         return self.minutes_before + (time.monotonic() - self.started) / 60
 
     # ------------------------------------------------------------------ the whole run
-    def run(self) -> dict[str, Any]:
+    def run(self, run_dir: Path) -> dict[str, Any]:
         c = self.config
-        checkpoint = latest_checkpoint(self.run_dir)
+        self.run_dir = run_dir
+        checkpoint = latest_checkpoint(run_dir)
+        resumed = read_checkpoint(checkpoint) if checkpoint else None
         venv = self.make_vec_env()
         try:
-            model = self.resume_model(venv, *checkpoint) if checkpoint else self.new_model(venv)
-            if checkpoint is None and c.warm_start.teacher:
+            model = self.new_model(venv)
+            if resumed is not None:
+                self.resume(model, venv, resumed)
+            elif c.warm_start.teacher:
                 self.warm_start(model)
-            if checkpoint is None and self.init_policy is not None:
-                model.policy.load_state_dict(self.init_policy.state_dict())
+            elif self.init_policy is not None:
+                load_weights(model.policy, self.init_policy.weights)
                 say(self.warm_start_facts, None)
             start = model.num_timesteps
             if not self.pool.snapshots:  # the envs are reset (opponents drawn) before the first rollout
-                self.pool.add(model.policy)
+                self.pool.add(weights_of(model.policy))
                 self.last["snapshot"] = start
             venv.env_method("set_pool", self.pool.snapshots)
             loop = TrainingLoop(self)
-            if model.num_timesteps < c.total_timesteps:
-                with stop_on_signals(loop):
-                    model.learn(c.total_timesteps - model.num_timesteps, callback=loop, tb_log_name="ppo",
-                                reset_num_timesteps=checkpoint is None)
+            with stop_on_signals(loop):
+                # Even with nothing left to train, learn() sets up the logger the final evaluation writes to.
+                model.learn(max(0, c.total_timesteps - start), callback=loop, tb_log_name="ppo",
+                            reset_num_timesteps=resumed is None)
             stopped = loop.stop_reason
-            # An interrupted rollout was never learned from: save the state of its start instead.
-            step, rng = (loop.boundary if stopped else (model.num_timesteps, rng_state()))
-            final = []
-            if stopped in (None, "max_minutes"):
+            # An interrupted rollout was never learned from: save the state of its start instead (or of
+            # the start of training, if the signal came before the first rollout).
+            step, rng = (loop.boundary if stopped and loop.boundary else (model.num_timesteps, rng_state()))
+            done, final = stopped in (None, "max_minutes"), []
+            if done:
                 say(f"final evaluation: {c.eval.final_games} games per opponent ...", None)
                 final = self.run_evaluation(model, step, c.eval.final_games, None)
                 self.last["eval"] = step
-                export_policy(model.policy, self.policy_kwargs, checkpoint_meta(self.game, step),
-                              self.run_dir / "policy.zip")
-            self.save_checkpoint(model, step, rng)
+                self.export_policy(model, step)
+            self.save_checkpoint(model, step, rng, finished=done)
         finally:
             venv.close()
         minutes = self.minutes()
         status = {None: "Training completed.", "max_minutes": f"Stopped by max_minutes={c.max_minutes}."}.get(
             stopped, f"Interrupted ({stopped}); continue with --resume.")
         run_minutes = (time.monotonic() - self.started) / 60
-        facts = {"num_timesteps": step, "minutes": minutes, "n_envs": c.num_envs,
+        facts = {"num_timesteps": step, "minutes": minutes, "n_envs": c.num_envs, "done": done,
                  "status": f"{status} {self.warm_start_facts}".strip(),
                  "steps_per_second": (step - start) / max(run_minutes * 60, 1e-9),
-                 "policy": self.run_dir / ("policy.zip" if final else f"checkpoints/step_{step:012d}.zip")}
-        report = write_report(self.run_dir, c.to_dict(), self.history, final, facts)
+                 "policy": run_dir / ("policy.safetensors" if done else f"checkpoints/step_{step:012d}.safetensors")}
+        report = write_report(run_dir, c.to_dict(), self.history, final, facts)
         return {"report": report, "final": final, "stopped": stopped, **facts}
 
 
@@ -367,16 +385,13 @@ def stop_on_signals(loop: TrainingLoop):
 
 
 # ----------------------------------------------------------------------------- command line
-def resolve_config(args: argparse.Namespace) -> Config:
-    """A fresh run from ``--config``, or the saved config of the run being resumed."""
+def resolve_config(args: argparse.Namespace) -> tuple[Config, Path | None]:
+    """The config of a fresh run (``--config``; run folder ``None``: to be claimed), or the saved config
+    of the run being resumed and its folder."""
     if not args.resume:
         if args.config is None:
             raise ValueError("give --config configs/<game>.yaml (or --resume RUN_DIR)")
-        config = load_config(args.config, args.set)
-        if (config.run_dir / "config.yaml").exists() and not args.overwrite:
-            raise ValueError(f"{config.run_dir} already holds a run: continue it with --resume, start "
-                             "over with --overwrite, or pick another name with --set name=...")
-        return config
+        return load_config(args.config, args.set), None
     if isinstance(args.resume, str):
         run_dir = Path(args.resume)
     elif args.config is not None:
@@ -390,7 +405,22 @@ def resolve_config(args: argparse.Namespace) -> Config:
     if changed - RESUMABLE_KEYS:
         raise ValueError(f"--resume cannot change {sorted(changed - RESUMABLE_KEYS)}; only "
                          f"{sorted(RESUMABLE_KEYS)} (the rest defines what is being learned)")
-    return load_config(None, args.set, base=yaml.safe_load(saved.read_text()))
+    config = load_config(None, args.set, base=yaml.safe_load(saved.read_text()))
+    config.name, config.runs_dir = run_dir.name, str(run_dir.parent)  # the folder may have been moved
+    return config, run_dir
+
+
+def finished_message(config: Config, run_dir: Path) -> str | None:
+    """What to say instead of resuming a run that already reached its ``total_timesteps``."""
+    path = latest_checkpoint(run_dir)
+    if path is None:
+        return None
+    doc = json.loads(path.read_text())
+    if not (doc.get("trainer", {}).get("finished") and doc["step"] >= config.total_timesteps):
+        return None
+    return (f"{run_dir} is finished: {doc['step']:,} steps of total_timesteps={config.total_timesteps:,}, "
+            f"evaluated, policy in {run_dir / 'policy.safetensors'}. To train it further, raise the total: "
+            f"python -m training.train --resume {run_dir} --set total_timesteps={2 * doc['step']}")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -402,28 +432,34 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="override a config value, e.g. --set ppo.learning_rate=1e-4 (repeatable)")
     parser.add_argument("--resume", nargs="?", const=True, default=None, metavar="RUN_DIR",
                         help="continue the run of --config (or RUN_DIR) from its newest checkpoint")
-    parser.add_argument("--overwrite", action="store_true", help="delete an existing run of the same name")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
-        config = resolve_config(args)
-        trainer = Trainer(config, fresh=not args.resume)
+        config, run_dir = resolve_config(args)
+        if run_dir is not None and (message := finished_message(config, run_dir)):
+            print(message)
+            return 0
+        trainer = Trainer(config, fresh=run_dir is None)  # everything that can fail, before any file exists
     except (ValueError, OSError, yaml.YAMLError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.overwrite and not args.resume:
-        shutil.rmtree(config.run_dir, ignore_errors=True)
-    config.run_dir.mkdir(parents=True, exist_ok=True)
-    dump(config, config.run_dir / "config.yaml")
-    result = trainer.run()
+    if run_dir is None:
+        run_dir = new_folder(config.run_dir)
+        if run_dir != config.run_dir:
+            print(f"{config.run_dir} holds an earlier run (left as it is): this run goes to {run_dir}")
+        config.name, config.runs_dir = run_dir.name, str(run_dir.parent)
+    dump(config, run_dir / "config.yaml")  # on --resume: with the changed total_timesteps, max_minutes, …
+    result = trainer.run(run_dir)
     print(f"\n{config.name}: {result['status']} {result['num_timesteps']:,} steps in "
           f"{result['minutes']:.1f} min ({result['steps_per_second']:.0f} steps/s).")
     for record in result["final"]:
         print("  " + describe(record))
-    print(f"Report: {result['report']}\nPolicy: {result['policy']}")
+    print(f"Run folder: {run_dir}\nReport: {result['report']}\n\nNext:")
+    for what, command in next_steps(config.game, run_dir, result["policy"], result["num_timesteps"], result["done"]):
+        print(f"  {what + ':':<22} {command}")
     return 130 if result["stopped"] not in (None, "max_minutes") else 0  # 130: the shell's "interrupted"
 
 

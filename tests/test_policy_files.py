@@ -1,0 +1,274 @@
+"""Policy files: numpy inference equals torch's, and loading never runs code from a file.
+
+Every crafted file below carries a payload that creates a marker file when unpickled; the loader, the
+evaluation CLI and the play CLI must refuse each one with one clear line and leave no marker.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from safetensors.numpy import save as safetensors_bytes
+
+import envs
+from envs.core.match import play_game
+from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
+from training import evaluate, play
+from training.agents import PRETRAINED_DIR, load_agent
+from training.checkpoint import load_weights, weights_of
+from training.policy import MLPPolicy, PolicyAgent, PolicyFileError, PolicyInfo, load_policy, policy_file_bytes
+
+ROOT = Path(__file__).parent.parent
+LOST_CITIES = envs.make("lost_cities", wrapped=False).game
+
+
+def observations(game_name: str, games: int = 6, **options) -> np.ndarray:
+    """Real observations from random play."""
+    env = envs.make(game_name, wrapped=False, **options)
+    rng = np.random.default_rng(0)
+    seen = []
+    for seed in range(games):
+        env.reset(seed=seed)
+        for _agent in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            seen.append(obs["observation"])
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return np.array(seen)
+
+
+# ----------------------------------------------------------------------------- numpy = torch
+@pytest.mark.parametrize("game_name, options, net", [
+    ("lost_cities", {}, {"pi": [64, 32], "vf": [48], "activation": "relu"}),
+    ("five_towers", {"num_players": 3}, {"pi": [32], "vf": [], "activation": "tanh"}),
+])
+def test_numpy_logits_and_values_equal_torch(game_name, options, net):
+    game = envs.make(game_name, wrapped=False, **options).game
+    torch_policy = seeded_torch_policy(game, seed=1, **net)
+    policy = MLPPolicy(weights_of(torch_policy), PolicyInfo.for_game(game, net))
+    x = observations(game_name, **options)
+    with torch.no_grad():
+        latent_pi, latent_vf = torch_policy.mlp_extractor(torch.as_tensor(x))
+        logits, values = torch_policy.action_net(latent_pi).numpy(), torch_policy.value_net(latent_vf).numpy()[:, 0]
+    np.testing.assert_allclose(policy.logits(x), logits, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(policy.value(x), values, rtol=1e-5, atol=1e-5)
+    single = np.array([policy.logits(o) for o in x])  # the batch-1 path, through preallocated buffers
+    np.testing.assert_allclose(single, logits, rtol=1e-5, atol=1e-5)
+    assert policy.value(x[0]).shape == () and policy.logits(x[:3]).shape == (3, game.num_actions)
+    for o, mask in zip(x[:50], np.random.default_rng(0).random((50, game.num_actions)) < 0.5, strict=True):
+        mask[0] = True
+        chosen, _ = torch_policy.predict(o, deterministic=True, action_masks=mask)
+        assert PolicyAgent(policy).act(o, mask) == chosen
+
+
+def test_shipped_policies_round_trip_through_torch():
+    """The shipped files hold exactly an sb3 policy's weights: loaded into torch, the logits agree."""
+    for path in sorted(PRETRAINED_DIR.glob("*.safetensors")):
+        policy = load_policy(path)
+        game = envs.make(policy.info.game, wrapped=False, **policy.info.options).game
+        torch_policy = seeded_torch_policy(game, **policy.info.network)
+        load_weights(torch_policy, policy.weights)
+        x = observations(game.name, games=2, **policy.info.options)
+        with torch.no_grad():
+            expected = torch_policy.action_net(torch_policy.mlp_extractor.forward_actor(torch.as_tensor(x))).numpy()
+        np.testing.assert_allclose(policy.logits(x), expected, rtol=1e-4, atol=1e-4)
+        assert (policy.logits(x).argmax(1) == expected.argmax(1)).mean() > 0.99
+
+
+def test_policy_agent_is_seeded_and_plays_legal_actions(tmp_path):
+    path = random_policy_file(tmp_path / "p.safetensors", LOST_CITIES)
+    env = envs.make("lost_cities", wrapped=False)
+    for deterministic in (True, False):
+        agents = [load_agent(str(path), env.game, seed=1, deterministic=deterministic),
+                  load_agent("random", env.game, seed=2)]
+        returns, _ = play_game(env, agents, seed=4)  # an illegal action would raise
+        assert returns.sum() == 0
+    env.reset(seed=4)
+    obs = env.observe(env.agent_selection)
+    a, b = (load_agent(str(path), env.game, seed=9, deterministic=False) for _ in range(2))
+    picks = [a.act(obs["observation"], obs["action_mask"]) for _ in range(30)]
+    assert picks == [b.act(obs["observation"], obs["action_mask"]) for _ in range(30)]
+    assert len(set(picks)) > 1 and all(obs["action_mask"][p] for p in picks)
+    with pytest.raises(ValueError, match="no legal action"):
+        a.act(obs["observation"], np.zeros_like(obs["action_mask"]))
+
+
+# ----------------------------------------------------------------------------- what a file must be
+def test_save_and_load_keep_weights_and_metadata(tmp_path):
+    info = PolicyInfo.for_game(LOST_CITIES, network(pi=[8, 4]), num_timesteps=99, run="r1")
+    weights = random_weights(info)
+    with pytest.raises(ValueError, match="missing"):
+        policy_file_bytes({k: v for k, v in weights.items() if k != "action_net.bias"}, info)
+    path = tmp_path / "p.safetensors"
+    path.write_bytes(policy_file_bytes(weights, info))
+    policy = load_policy(path, LOST_CITIES)
+    assert policy.info == info and policy.info.provenance == {"run": "r1"}
+    assert all(np.array_equal(policy.weights[k], w) for k, w in weights.items())
+
+
+def evil_payload(marker: Path) -> bytes:
+    """A pickle that creates ``marker`` when it is loaded."""
+    class Evil:
+        def __reduce__(self):
+            return open, (str(marker), "w")
+    return pickle.dumps(Evil())
+
+
+def sb3_zip(marker: Path) -> bytes:
+    """A stable-baselines3 style zip whose ``data`` carries a crafted serialized action_space."""
+    data = {"action_space": {":type:": "<class 'gymnasium.spaces.discrete.Discrete'>",
+                             ":serialized:": base64.b64encode(evil_payload(marker)).decode()},
+            "tabletop": {"game": "lost_cities", "options": {}, "num_timesteps": 0}}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr("data", json.dumps(data))
+        z.writestr("policy.pth", b"")
+    return buffer.getvalue()
+
+
+def torch_save_file(marker: Path) -> bytes:
+    class Evil:
+        def __reduce__(self):
+            return open, (str(marker), "w")
+    buffer = io.BytesIO()
+    torch.save({"policy": Evil()}, buffer)
+    return buffer.getvalue()
+
+
+def header_file(metadata: dict | None, tensors: dict[str, np.ndarray] | None = None) -> bytes:
+    return safetensors_bytes(tensors or {"x": np.zeros(1, np.float32)}, metadata=metadata)
+
+
+def valid_bytes(**changes) -> bytes:
+    info = PolicyInfo.for_game(LOST_CITIES, network())
+    weights = random_weights(info)
+    weights.update(changes)
+    return safetensors_bytes(weights, metadata={"format": "tabletop-rl-policy", "format_version": "1",
+                                                "policy": json.dumps(info.__dict__)})
+
+
+def good_doc(**changes) -> str:
+    doc = dict(PolicyInfo.for_game(LOST_CITIES, network()).__dict__, **changes)
+    return json.dumps(doc)
+
+
+BAD_FILES = {
+    "sb3 zip": (lambda m: sb3_zip(m), "zip archive"),
+    "pickle": (lambda m: evil_payload(m), "pickle"),
+    "torch.save": (lambda m: torch_save_file(m), "zip archive"),
+    "empty": (lambda m: b"", "empty"),
+    "text": (lambda m: b"hello, I am not a policy\n", "not a tabletop-rl policy"),
+    "truncated": (lambda m: valid_bytes()[:-100], "not a tabletop-rl policy"),
+    "huge header length": (lambda m: struct.pack("<Q", 2**40) + b"{}", "not a tabletop-rl policy"),
+    "no metadata": (lambda m: header_file(None), "no 'format'"),
+    "other format": (lambda m: header_file({"format": "something-else"}), "no 'format'"),
+    "newer version": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "2"}),
+                      "format_version '2'"),
+    "policy not JSON": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
+                                              "policy": "{not json"}), "not valid JSON"),
+    "missing key": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
+                                          "policy": json.dumps({"game": "lost_cities"})}), "missing 'options'"),
+    "bad activation": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
+                                             "policy": good_doc(network=network(activation="gelu"))}),
+                       "activation"),
+    "bad sizes": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
+                                        "policy": good_doc(network=network(pi=[-3]))}), "network.pi"),
+    "tensors of another network": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
+                                                          "policy": good_doc()}), "is missing"),
+    "wrong shape": (lambda m: valid_bytes(**{"action_net.bias": np.zeros(5, np.float32)}), r"shape \(5,\)"),
+    "wrong dtype": (lambda m: valid_bytes(**{"action_net.bias": np.zeros(106, np.float64)}), "F64"),
+    "extra tensor": (lambda m: valid_bytes(**{"pool/0/x": np.zeros(1, np.float32)}), "unexpected tensor"),
+    "NaN weights": (lambda m: valid_bytes(**{"action_net.bias": np.full(106, np.nan, np.float32)}), "NaN"),
+}
+
+
+@pytest.mark.parametrize("kind", BAD_FILES)
+def test_anything_but_a_policy_file_is_refused_and_never_run(tmp_path, kind):
+    make, message = BAD_FILES[kind]
+    marker = tmp_path / "marker"
+    path = tmp_path / "their_policy.zip"
+    path.write_bytes(make(marker))
+    with pytest.raises(PolicyFileError, match=message) as error:
+        load_agent(str(path), LOST_CITIES)
+    text = str(error.value)
+    assert str(path) in text and "\n" not in text
+    assert not marker.exists()
+
+
+def test_the_payloads_are_live(tmp_path):
+    """The crafted files really are dangerous: unpickling them the way the old loader did runs the payload."""
+    pickle.loads(evil_payload(tmp_path / "a"))
+    torch.load(io.BytesIO(torch_save_file(tmp_path / "b")), weights_only=False)
+    assert (tmp_path / "a").exists() and (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("kind", ["sb3 zip", "pickle", "torch.save", "truncated"])
+def test_the_command_lines_print_one_line_and_run_nothing(tmp_path, capsys, monkeypatch, kind):
+    marker = tmp_path / "marker"
+    path = tmp_path / "their_policy.zip"
+    path.write_bytes(BAD_FILES[kind][0](marker))
+    with pytest.raises(SystemExit) as exit_code:
+        evaluate.main(["lost_cities", "random", str(path), "--quiet", "--out", str(tmp_path / "eval")])
+    assert exit_code.value.code == 2
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    with pytest.raises(SystemExit) as exit_code:
+        play.main(["lost_cities", "--opponent", str(path)])
+    assert exit_code.value.code == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 2 and all(str(path) in line and "Traceback" not in line for line in lines)
+    assert not marker.exists() and not (tmp_path / "eval").exists()
+
+
+def test_missing_files_and_unknown_agents_are_told_apart(tmp_path):
+    with pytest.raises(PolicyFileError, match=f"no such file: {tmp_path / 'nope.safetensors'}"):
+        load_agent(str(tmp_path / "nope.safetensors"), LOST_CITIES)
+    with pytest.raises(PolicyFileError, match="no such file: runs/x"):
+        load_agent("runs/x", LOST_CITIES)
+    with pytest.raises(ValueError, match="unknown agent 'heuristc'"):
+        load_agent("heuristc", LOST_CITIES)
+    (tmp_path / "run").mkdir()
+    with pytest.raises(PolicyFileError, match="holds no policy.safetensors"):
+        load_agent(str(tmp_path / "run"), LOST_CITIES)
+
+
+def test_light_install_evaluates_and_plays_without_torch(tmp_path):
+    """`pip install -e .` has no torch, sb3 or matplotlib: evaluation and play still work, training says
+    which extra it needs."""
+    blocker = ("import sys, importlib.abc\n"
+               "class Block(importlib.abc.MetaPathFinder):\n"
+               "    def find_spec(self, name, path=None, target=None):\n"
+               "        if name.split('.')[0] in ('torch', 'stable_baselines3', 'sb3_contrib', 'matplotlib',\n"
+               "                                  'tensorboard'):\n"
+               "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+               "sys.meta_path.insert(0, Block())\n"
+               "import runpy\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def run(module: str, *args: str) -> subprocess.CompletedProcess:
+        code = blocker + f"sys.argv = {[module, *args]!r}\nrunpy.run_module({module!r}, run_name='__main__')"
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env,
+                              input="q\n", timeout=300)
+
+    done = run("training.evaluate", "lost_cities", "random", "pretrained", "--games", "2", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert "| **pretrained** |" in done.stdout and "no tournament.png: matplotlib is not installed" in done.stdout
+    done = run("training.play", "lost_cities", "--opponent", "pretrained", "--seed", "1")
+    assert done.returncode == 0 and "Game abandoned." in done.stdout, done.stderr
+    done = run("training.train", "--config", str(ROOT / "configs" / "lost_cities.yaml"))
+    assert done.returncode == 1 and "pip install -e '.[train]'" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "runs" / "lost_cities").exists()

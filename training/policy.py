@@ -1,0 +1,337 @@
+"""Policy files and their inference in numpy: what ``pretrained``, ``runs/<name>/policy.safetensors`` and
+every checkpoint are, and how agents run them (no torch needed).
+
+**The file** is one `safetensors <https://huggingface.co/docs/safetensors>`_ file: raw little-endian
+tensors behind a JSON header, so reading it never runs code from it (unlike a pickle, a ``torch.save`` file
+or a stable-baselines3 ``.zip``). Its tensors are the actor-critic MLP of sb3-contrib's
+``MaskableActorCriticPolicy``, float32, under that policy's ``state_dict`` names:
+
+==========================================  =======================  ====================================
+tensor                                      shape                    meaning
+==========================================  =======================  ====================================
+``mlp_extractor.policy_net.{2i}.weight``    (pi[i], in)              actor hidden layer i (then activation)
+``mlp_extractor.policy_net.{2i}.bias``      (pi[i],)
+``mlp_extractor.value_net.{2i}.weight``     (vf[i], in)              critic hidden layer i
+``mlp_extractor.value_net.{2i}.bias``       (vf[i],)
+``action_net.weight`` / ``.bias``           (num_actions, pi[-1])    action logits
+``value_net.weight`` / ``.bias``            (1, vf[-1])              state value
+==========================================  =======================  ====================================
+
+(``in`` is the observation size for the first layer, the previous layer's size after it.) The header's
+``__metadata__`` holds ``format`` (``tabletop-rl-policy``, or ``tabletop-rl-checkpoint`` for a training
+checkpoint, which adds ``optimizer/…``, ``pool/…`` and ``rng/…`` tensors), ``format_version`` (``1``) and
+``policy``, one JSON document::
+
+    {"game": "lost_cities", "options": {...}, "network": {"pi": [512, 512], "vf": [512, 512],
+     "activation": "relu"}, "observation_size": 433, "num_actions": 106, "num_timesteps": 1048576,
+     "provenance": {...}}
+
+Observation and action spaces are rebuilt from the game, never stored. :func:`load_policy` checks all of
+it — format, version, the JSON, every tensor's name, dtype, shape and finiteness, and the game — and
+otherwise raises :class:`PolicyFileError`, one line naming the file and what was expected.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from safetensors import SafetensorError, safe_open
+from safetensors.numpy import save as safetensors_bytes
+
+from envs.core.game import Game
+
+from .files import atomic_write
+
+POLICY_FORMAT, CHECKPOINT_FORMAT, FORMAT_VERSION = "tabletop-rl-policy", "tabletop-rl-checkpoint", "1"
+CHECKPOINT_PREFIXES = ("optimizer/", "pool/", "rng/")  # training state a checkpoint adds to the policy
+ACTIVATIONS = ("relu", "tanh")
+EXPECTED = "a tabletop-rl policy (.safetensors written by training.train)"
+
+
+class PolicyFileError(ValueError):
+    """A policy file that cannot be used; the message is one line naming the file."""
+
+
+@dataclass(frozen=True)
+class PolicyInfo:
+    """The JSON document of a policy file: what the network is and what it was trained for."""
+
+    game: str
+    options: dict[str, Any]
+    network: dict[str, Any]  # {"pi": [sizes], "vf": [sizes], "activation": "relu" | "tanh"}
+    observation_size: int
+    num_actions: int
+    num_timesteps: int = 0
+    provenance: dict[str, Any] = field(default_factory=dict)  # free-form: run, config, conversion, …
+
+    @classmethod
+    def for_game(cls, game: Game, network: Mapping[str, Any], num_timesteps: int = 0,
+                 **provenance: Any) -> PolicyInfo:
+        net = {"pi": [int(n) for n in network["pi"]], "vf": [int(n) for n in network["vf"]],
+               "activation": str(network["activation"])}
+        return cls(game.name, dict(game.options), net, game.observation_size, game.num_actions,
+                   int(num_timesteps), provenance)
+
+    def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
+        """Every tensor the network has, with its shape."""
+        shapes: dict[str, tuple[int, ...]] = {}
+        for part, head, sizes, outputs in (("policy_net", "action_net", self.network["pi"], self.num_actions),
+                                           ("value_net", "value_net", self.network["vf"], 1)):
+            width = self.observation_size
+            for i, size in enumerate(sizes):
+                shapes[f"mlp_extractor.{part}.{2 * i}.weight"] = (size, width)
+                shapes[f"mlp_extractor.{part}.{2 * i}.bias"] = (size,)
+                width = size
+            shapes[f"{head}.weight"], shapes[f"{head}.bias"] = (outputs, width), (outputs,)
+        return shapes
+
+    def describe(self) -> str:
+        return f"{self.game} with options {self.options}"
+
+    def check_game(self, game: Game, path: str | Path) -> None:
+        """Refuse a policy trained for another game, or for options that change its spaces."""
+        if self.game != game.name:
+            raise PolicyFileError(f"{path} holds a policy for {self.describe()}; it cannot play {game.name}")
+        if (self.observation_size, self.num_actions) != (game.observation_size, game.num_actions):
+            raise PolicyFileError(
+                f"{path} holds a policy for {self.describe()} (observation ({self.observation_size},), "
+                f"{self.num_actions} actions); {game!r} has observation ({game.observation_size},) and "
+                f"{game.num_actions} actions")
+
+
+class MLPPolicy:
+    """The actor-critic MLP in numpy: action logits and state values, one observation or a batch.
+
+    One observation (a 1-D array) runs through buffers allocated once, so an agent's decision allocates
+    almost nothing; a batch (a 2-D array, one observation per row) is one matrix product per layer.
+    """
+
+    def __init__(self, weights: Mapping[str, np.ndarray], info: PolicyInfo):
+        self.info = info
+        self.weights = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in weights.items()}
+        self._activation = {"relu": _relu, "tanh": np.tanh}[info.network["activation"]]
+        self.actor = self._layers("policy_net", "action_net", len(info.network["pi"]))
+        self.critic = self._layers("value_net", "value_net", len(info.network["vf"]))
+
+    def _layers(self, part: str, head: str, hidden: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        names = [f"mlp_extractor.{part}.{2 * i}" for i in range(hidden)] + [head]
+        return [(self.weights[f"{n}.weight"], self.weights[f"{n}.bias"],
+                 np.empty(len(self.weights[f"{n}.bias"]), np.float32)) for n in names]
+
+    def _run(self, layers: list, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float32)
+        single = x.ndim == 1
+        last = len(layers) - 1
+        for i, (weight, bias, buffer) in enumerate(layers):
+            if single:
+                x = np.matmul(weight, x, out=buffer)
+                x += bias
+            else:
+                x = x @ weight.T + bias
+            if i < last:
+                self._activation(x, out=x)
+        return x
+
+    def logits(self, observation: np.ndarray, copy: bool = True) -> np.ndarray:
+        """Unmasked action logits: shape (num_actions,) for one observation, (batch, num_actions) for a batch.
+
+        ``copy=False`` returns one observation's logits in the policy's own buffer, which the next call
+        overwrites (what agents use: no allocation per decision).
+        """
+        out = self._run(self.actor, observation)
+        return out.copy() if copy and out.ndim == 1 else out
+
+    def value(self, observation: np.ndarray) -> np.ndarray:
+        """The critic's value: shape () for one observation, (batch,) for a batch."""
+        return self._run(self.critic, observation)[..., 0].copy()
+
+
+def _relu(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0, out=out)
+
+
+class PolicyAgent:
+    """A policy as an agent: ``act(observation, action_mask) -> action``.
+
+    Deterministic (arg-max over the legal actions) by default; with ``deterministic=False`` it samples
+    from the masked softmax using its seeded generator (``seed`` may be a shared ``Generator``), so games
+    stay reproducible.
+    """
+
+    def __init__(self, policy: MLPPolicy, deterministic: bool = True,
+                 seed: int | np.random.Generator | None = None):
+        self.policy = policy
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        mask = np.asarray(action_mask, dtype=bool)
+        if not mask.any():
+            raise ValueError("PolicyAgent.act: the action mask has no legal action")
+        logits = np.where(mask, self.policy.logits(observation, copy=False), -np.inf)
+        if self.deterministic:
+            return int(np.argmax(logits))
+        cdf = np.cumsum(np.exp(logits - logits.max(), dtype=np.float64))  # illegal actions add 0: never drawn
+        return int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
+
+
+# ----------------------------------------------------------------------------- writing
+def policy_file_bytes(weights: Mapping[str, np.ndarray], info: PolicyInfo,
+                      extra: Mapping[str, np.ndarray] | None = None) -> bytes:
+    """A policy file's bytes, or with ``extra`` tensors (``optimizer/…``, ``pool/…``, ``rng/…``) a checkpoint's.
+
+    The weights are checked against ``info`` first: a file that this module would refuse is never written.
+    """
+    shapes = info.tensor_shapes()
+    tensors = {name: np.ascontiguousarray(weights[name], dtype=np.float32) for name in shapes if name in weights}
+    problem = _tensor_problem(shapes, {k: (tuple(v.shape), "F32") for k, v in tensors.items()}, set(weights))
+    if problem:
+        raise ValueError(f"cannot write a policy: {problem}")
+    if extra and any(not name.startswith(CHECKPOINT_PREFIXES) for name in extra):
+        raise ValueError(f"checkpoint tensors must be named {' / '.join(CHECKPOINT_PREFIXES)}…")
+    metadata = {"format": CHECKPOINT_FORMAT if extra else POLICY_FORMAT, "format_version": FORMAT_VERSION,
+                "policy": json.dumps(asdict(info), default=_plain)}
+    return safetensors_bytes({**tensors, **(extra or {})}, metadata=metadata)
+
+
+def save_policy(path: str | Path, weights: Mapping[str, np.ndarray], info: PolicyInfo) -> None:
+    """Write a policy file atomically (a killed process never leaves half a file)."""
+    atomic_write(path, policy_file_bytes(weights, info))
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars in options (``num_players=np.int64(4)``) as plain JSON numbers."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{value!r} ({type(value).__name__}) cannot be stored in a policy file's JSON")
+
+
+# ----------------------------------------------------------------------------- reading
+def load_policy(path: str | Path, game: Game | None = None) -> MLPPolicy:
+    """The policy stored in ``path`` (a policy file or a checkpoint); with ``game``, refuse another game's.
+
+    Raises :class:`PolicyFileError` (one line, naming the file and what was expected) for anything else.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise PolicyFileError(f"no such file: {path}")
+    try:
+        with safe_open(str(path), framework="np") as f:
+            info, names = _read_header(path, f.metadata(), {k: f.get_slice(k) for k in f.keys()})
+            weights = {name: f.get_tensor(name) for name in names}
+    except SafetensorError as error:
+        raise PolicyFileError(f"{path} is not {EXPECTED}: {_sniff(path) or error}") from None
+    bad = [name for name, w in weights.items() if not np.isfinite(w).all()]
+    if bad:
+        raise PolicyFileError(f"{path}: tensor {bad[0]} holds NaN or infinite values")
+    if game is not None:
+        info.check_game(game, path)
+    return MLPPolicy(weights, info)
+
+
+def read_policy_info(path: str | Path) -> PolicyInfo:
+    """The checked JSON document of a policy file or checkpoint, without loading its tensors."""
+    path = Path(path)
+    try:
+        with safe_open(str(path), framework="np") as f:
+            return _read_header(path, f.metadata(), {k: f.get_slice(k) for k in f.keys()})[0]
+    except SafetensorError as error:
+        raise PolicyFileError(f"{path} is not {EXPECTED}: {_sniff(path) or error}") from None
+
+
+def _read_header(path: Path, metadata: dict[str, str] | None, slices: dict[str, Any]) -> tuple[PolicyInfo, list]:
+    """The policy's info and tensor names, after checking the metadata and every tensor's dtype and shape."""
+    metadata = metadata or {}
+    kind = metadata.get("format")
+    if kind not in (POLICY_FORMAT, CHECKPOINT_FORMAT):
+        raise PolicyFileError(f"{path} is a safetensors file but not {EXPECTED}: its metadata has no "
+                              f"'format': '{POLICY_FORMAT}'")
+    if metadata.get("format_version") != FORMAT_VERSION:
+        raise PolicyFileError(f"{path} has policy format_version {metadata.get('format_version')!r}; this "
+                              f"tabletop-rl reads version {FORMAT_VERSION} (a newer release may read it)")
+    info = _parse_info(path, metadata.get("policy"))
+    shapes = info.tensor_shapes()
+    found = {name: (tuple(s.get_shape()), s.get_dtype()) for name, s in slices.items()}
+    extra = {name for name in found if name not in shapes}
+    if kind == CHECKPOINT_FORMAT:
+        extra = {name for name in extra if not name.startswith(CHECKPOINT_PREFIXES)}
+    problem = _tensor_problem(shapes, {k: v for k, v in found.items() if k in shapes}, set(shapes) | extra)
+    if problem:
+        raise PolicyFileError(f"{path}: {problem} (network {info.network}, observation {info.observation_size}, "
+                              f"{info.num_actions} actions)")
+    return info, list(shapes)
+
+
+def _tensor_problem(shapes: dict[str, tuple[int, ...]], found: dict[str, tuple[tuple[int, ...], str]],
+                    names: set[str]) -> str | None:
+    """What is wrong with the tensors ``found`` (name -> (shape, dtype)) for a network of ``shapes``."""
+    missing = [n for n in shapes if n not in found]
+    if missing:
+        return f"tensor {missing[0]} is missing"
+    unexpected = sorted(names - set(shapes))
+    if unexpected:
+        return f"unexpected tensor {unexpected[0]}"
+    for name, shape in shapes.items():
+        got_shape, dtype = found[name]
+        if dtype != "F32":
+            return f"tensor {name} is {dtype}, expected F32 (float32)"
+        if got_shape != shape:
+            return f"tensor {name} has shape {got_shape}, the declared network needs {shape}"
+    return None
+
+
+def _parse_info(path: Path, text: str | None) -> PolicyInfo:
+    try:
+        doc = json.loads(text) if text is not None else None
+    except json.JSONDecodeError as error:
+        raise PolicyFileError(f"{path}: its 'policy' metadata is not valid JSON ({error})") from None
+    problem = _info_problem(doc)
+    if problem:
+        raise PolicyFileError(f"{path}: malformed 'policy' metadata: {problem}")
+    return PolicyInfo(**doc)
+
+
+def _info_problem(doc: Any) -> str | None:
+    if not isinstance(doc, dict):
+        return "expected a JSON object"
+    required = {"game": str, "options": dict, "network": dict, "observation_size": int, "num_actions": int}
+    optional = {"num_timesteps": int, "provenance": dict}
+    unknown = sorted(doc.keys() - required.keys() - optional.keys())
+    if unknown:
+        return f"unknown key {unknown[0]!r}"
+    for key, kind in {**required, **optional}.items():
+        if key not in doc:
+            if key in required:
+                return f"missing {key!r}"
+        elif not isinstance(doc[key], kind) or isinstance(doc[key], bool):
+            return f"{key!r} must be a JSON {kind.__name__}, got {doc[key]!r}"
+    if doc["observation_size"] < 1 or doc["num_actions"] < 1 or doc.get("num_timesteps", 0) < 0:
+        return "observation_size and num_actions must be positive, num_timesteps >= 0"
+    net = doc["network"]
+    if set(net) != {"pi", "vf", "activation"}:
+        return f"network must have exactly pi, vf and activation, got {sorted(net)}"
+    for key in ("pi", "vf"):
+        sizes = net[key]
+        if not isinstance(sizes, list) or not all(type(n) is int and 0 < n <= 65536 for n in sizes):
+            return f"network.{key} must be a list of layer sizes (1..65536), got {sizes!r}"
+    if net["activation"] not in ACTIVATIONS:
+        return f"network.activation must be one of {ACTIVATIONS}, got {net['activation']!r}"
+    return None
+
+
+MAGIC = {b"PK\x03\x04": "it is a zip archive (a stable-baselines3 .zip or a torch.save file?)",
+         b"\x80": "it is a Python pickle", b"\x1f\x8b": "it is gzip-compressed"}
+
+
+def _sniff(path: Path) -> str | None:
+    """A readable guess at what a non-safetensors file is (by its first bytes only)."""
+    with open(path, "rb") as f:
+        head = f.read(8)
+    if not head:
+        return "the file is empty"
+    return next((what for magic, what in MAGIC.items() if head.startswith(magic)), None)
