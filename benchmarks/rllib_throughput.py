@@ -24,8 +24,8 @@ from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LI
 
 import envs
 from training import rllib, train
-from training.agents import limit_torch_threads
 from training.config import load_config
+from training.train import limit_torch_threads
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 

@@ -31,7 +31,7 @@ from training.rllib_modules import MaskedActorCritic
 
 
 def main(iterations: int = 2, out: Path = Path("runs/rllib_quickstart")) -> float:
-    """Train, export to ``out/policy.zip``, return the policy's win rate in 20 games against the heuristic."""
+    """Train, export to ``out/policy.safetensors``, return the policy's win rate in 20 games against the heuristic."""
     run = read_config(None, ["game=lost_cities", "network.pi=[64, 64]", "network.vf=[64, 64]"])
     network = {"pi": run.network.pi, "vf": run.network.vf, "activation": run.network.activation}
     config = (
@@ -57,17 +57,17 @@ def main(iterations: int = 2, out: Path = Path("runs/rllib_quickstart")) -> floa
         out.mkdir(parents=True, exist_ok=True)
         weights = algorithm.learner_group.get_weights(["shared"])["shared"]
         steps = result["env_runners"]["num_env_steps_sampled_lifetime"]  # all the shared module's
-        export_learner(weights, run, steps=steps, path=out / "policy.zip")
+        export_learner(weights, run, steps=steps, path=out / "policy.safetensors")
     finally:
         algorithm.stop()
         if owns_ray:
             ray.shutdown()
 
     env = envs.make(run.game, wrapped=False)
-    me, bot = load_agent(str(out / "policy.zip"), env.game), load_agent("heuristic", env.game, seed=0)
+    me, bot = load_agent(str(out / "policy.safetensors"), env.game), load_agent("heuristic", env.game, seed=0)
     wins = [play_game(env, [me, bot] if g % 2 == 0 else [bot, me], seed=g // 2)[0][g % 2] > 0 for g in range(20)]
-    print(f"{out / 'policy.zip'}: won {np.mean(wins):.0%} of 20 games against the heuristic "
-          f"(try: python -m training.evaluate {run.game} {out / 'policy.zip'} heuristic random)")
+    print(f"{out / 'policy.safetensors'}: won {np.mean(wins):.0%} of 20 games against the heuristic "
+          f"(try: python -m training.evaluate {run.game} {out / 'policy.safetensors'} heuristic random)")
     return float(np.mean(wins))
 
 

@@ -23,9 +23,11 @@ import envs  # noqa: E402
 from envs.core.agents import RandomAgent  # noqa: E402
 from envs.core.match import play_game  # noqa: E402
 from training import evaluate, rllib  # noqa: E402
-from training.agents import PolicyAgent, limit_torch_threads, load_agent, load_policy  # noqa: E402
+from training.agents import load_agent  # noqa: E402
+from training.policy import load_policy, read_policy_info  # noqa: E402
 from training.rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id  # noqa: E402
 from training.rllib_modules import AgentModule, MaskedActorCritic  # noqa: E402
+from training.train import limit_torch_threads  # noqa: E402
 
 limit_torch_threads()
 CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("rllib_*.yaml"))
@@ -133,7 +135,7 @@ def observations(env: TabletopMultiAgentEnv, n: int) -> dict[str, torch.Tensor]:
             "action_mask": torch.as_tensor(np.stack([v["action_mask"] for v in views[:n]]))}
 
 
-def test_masked_actor_critic_is_the_sb3_network_and_masks_illegal_actions(tmp_path):
+def test_masked_actor_critic_is_the_policy_files_network_and_masks_illegal_actions(tmp_path):
     from ray.rllib.core.columns import Columns
 
     env = TabletopMultiAgentEnv({"game": "five_towers", "game_options": {"num_players": 3}})
@@ -150,17 +152,15 @@ def test_masked_actor_critic_is_the_sb3_network_and_masks_illegal_actions(tmp_pa
 
     config = rllib.read_config(None, ["game=five_towers", "game_options.num_players=3", "network.pi=[32, 16]",
                                       "network.vf=[24]", "network.activation=tanh"])
-    rllib.export_learner(module.get_state(), config, steps=5, path=tmp_path / "policy.zip")
-    policy, meta = load_policy(tmp_path / "policy.zip", env.game)
-    assert meta["num_timesteps"] == 5 and meta["options"]["num_players"] == 3
-    assert list(policy.state_dict()) == list(module.state_dict())  # SB3's names, in SB3's order
-    agent = PolicyAgent(policy)
-    for i in range(63):
-        np.testing.assert_allclose(np.where(obs["action_mask"][i].numpy() == 1, agent.logits(obs["observation"][i]),
-                                            -3.4e38), logits[i].numpy(), rtol=1e-5, atol=1e-5)
-    with torch.no_grad():
-        sb3_values = policy.predict_values(obs["observation"]).squeeze(-1)
-    torch.testing.assert_close(sb3_values, values, rtol=1e-5, atol=1e-5)
+    rllib.export_learner(module.get_state(), config, steps=5, path=tmp_path / "policy.safetensors")
+    policy = load_policy(tmp_path / "policy.safetensors", env.game)  # the numpy MLP every agent runs
+    assert policy.info.num_timesteps == 5 and policy.info.options["num_players"] == 3
+    assert policy.info.network == network
+    # the module's parameters are the file's tensors, name for name (SB3's names) and shape for shape
+    assert {k: tuple(v.shape) for k, v in module.state_dict().items()} == policy.info.tensor_shapes()
+    masked = np.where(obs["action_mask"].numpy()[:-1] == 1, policy.logits(obs["observation"].numpy()[:-1]), -3.4e38)
+    np.testing.assert_allclose(masked, logits[:-1].numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(policy.value(obs["observation"].numpy()), values.numpy(), rtol=1e-5, atol=1e-5)
 
 
 def test_agent_module_plays_the_bot_on_each_seats_observation():
@@ -212,14 +212,6 @@ def test_the_docs_describe_every_config_key():
             assert f"`{key}`" in doc, f"docs/rllib.md does not describe the config key {key}"
 
 
-def test_a_new_run_never_reuses_a_folder(tmp_path):
-    config = rllib.read_config(None, ["game=lost_cities", "name=x", f"runs_dir={tmp_path}"])
-    assert rllib.new_run_dir(config) == tmp_path / "x"
-    (tmp_path / "x").mkdir()
-    (tmp_path / "x_2").mkdir()
-    assert rllib.new_run_dir(config) == tmp_path / "x_3"
-
-
 # ----------------------------------------------------------------------------- a real run on a local Ray
 @pytest.fixture(scope="module")
 def local_ray():
@@ -255,19 +247,19 @@ def test_train_two_iterations_checkpoint_resume_export_evaluate(tmp_path, local_
     for name, weights in module_weights(second, snapshot_id(1)).items():
         np.testing.assert_array_equal(weights, learner[name])
     assert not all(np.array_equal(w, learner[k]) for k, w in module_weights(second, snapshot_id(0)).items())
-    _, meta = load_policy(run / "policy.zip")
-    assert meta["game"] == "five_towers" and meta["options"]["num_players"] == 3 and meta["num_timesteps"] > 0
+    info = read_policy_info(run / "policy.safetensors")
+    assert info.game == "five_towers" and info.options["num_players"] == 3 and info.num_timesteps > 0
 
     assert rllib.main(["--config", str(path)]) == 0  # the same name again: a new folder, the first untouched
-    assert (tmp_path / "runs" / "tiny_2" / "policy.zip").is_file()
+    assert (tmp_path / "runs" / "tiny-2" / "policy.safetensors").is_file()
     assert rllib.main(["--resume", str(run), "--set", "ppo.lr=1"]) == 2  # what is learned cannot change
     assert rllib.main(["--resume", str(run), "--set", "iterations=3"]) == 0
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["iter_000002", "iter_000003"]
-    _, resumed = load_policy(run / "policy.zip")
-    assert resumed["num_timesteps"] > meta["num_timesteps"]
+    resumed = read_policy_info(run / "policy.safetensors")
+    assert resumed.num_timesteps > info.num_timesteps
     assert rllib.main(["--resume", str(run)]) == 0  # already complete: nothing trained, nothing rewritten
     assert "has done 3 iterations (iterations: 3)" in capsys.readouterr().out
-    assert load_policy(run / "policy.zip")[1] == resumed
+    assert read_policy_info(run / "policy.safetensors") == resumed
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["iter_000002", "iter_000003"]
 
     # The exported policy is an ordinary agent for evaluation and play.
@@ -284,5 +276,5 @@ def test_the_quickstart_example_runs(tmp_path, local_ray):
     example = runpy.run_path(str(Path(__file__).parent.parent / "examples" / "rllib_quickstart.py"))
     win_rate = example["main"](iterations=1, out=tmp_path)
     assert 0 <= win_rate <= 1
-    _, meta = load_policy(tmp_path / "policy.zip", envs.make("lost_cities", wrapped=False).game)
-    assert meta["num_timesteps"] >= 2000
+    policy = load_policy(tmp_path / "policy.safetensors", envs.make("lost_cities", wrapped=False).game)
+    assert policy.info.num_timesteps >= 2000

@@ -251,8 +251,7 @@ def _describe(hint: Any) -> str:
 
 def _check_values(c: Config) -> None:
     """Ranges and choices the types alone cannot express: every bad value is reported before a run starts."""
-    problems = [f"{key} must be a finite number (got {value})" for key, value in _numbers_in(c.to_dict())
-                if not math.isfinite(value)]
+    problems = run_problems(c)
     positive = {"total_timesteps": c.total_timesteps, "ppo.learning_rate": c.ppo.learning_rate,
                 "ppo.n_steps": c.ppo.n_steps, "ppo.n_epochs": c.ppo.n_epochs, "ppo.clip_range": c.ppo.clip_range,
                 "ppo.max_grad_norm": c.ppo.max_grad_norm,
@@ -274,8 +273,6 @@ def _check_values(c: Config) -> None:
         problems.append(f"ppo.batch_size must be >= 2 (got {c.ppo.batch_size})")
     if c.ppo.target_kl is not None and c.ppo.target_kl <= 0:
         problems.append(f"ppo.target_kl must be > 0 or null (got {c.ppo.target_kl})")
-    if not 0 <= c.seed < 2**32:
-        problems.append(f"seed must be in 0 .. 2**32 - 1 (got {c.seed})")
     if c.n_envs is not None and c.n_envs < 1:
         problems.append(f"n_envs must be >= 1 or null (got {c.n_envs})")
     if c.max_minutes is not None and c.max_minutes <= 0:
@@ -290,10 +287,19 @@ def _check_values(c: Config) -> None:
         problems.append("init_from and warm_start.teacher both set the initial policy: choose one")
     if not 0 < c.ppo.gamma <= 1 or not 0 <= c.ppo.gae_lambda <= 1:
         problems.append("ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1]")
-    if not c.name or "/" in c.name or c.name in (".", ".."):
-        problems.append(f"name must be a folder name without '/' (got {c.name!r})")
     if problems:
         raise ValueError("bad config: " + "; ".join(problems))
+
+
+def run_problems(c: Run) -> list[str]:
+    """What every training config must satisfy: finite numbers, a 32-bit seed, a usable folder name."""
+    problems = [f"{key} must be a finite number (got {value})" for key, value in _numbers_in(dataclasses.asdict(c))
+                if not math.isfinite(value)]
+    if not 0 <= c.seed < 2**32:
+        problems.append(f"seed must be in 0 .. 2**32 - 1 (got {c.seed})")
+    if not c.name or "/" in c.name or c.name in (".", ".."):
+        problems.append(f"name must be a folder name without '/' (got {c.name!r})")
+    return problems
 
 
 def _numbers_in(tree: Any, prefix: str = "") -> list[tuple[str, float]]:

@@ -15,13 +15,13 @@ Ray: a local Ray by default; ``--address`` joins a running cluster (``ray start 
 ``ray start --address=HEAD:6379`` on the others, see docs/rllib.md). ``num_env_runners: auto`` starts one
 env runner per cluster CPU but one (the learner runs in this process).
 
-Everything lands in a new run folder ``runs/<name>/`` (``runs/<name>_2`` … if that exists: a run is never
+Everything lands in a new run folder ``runs/<name>/`` (``runs/<name>-2`` … if that exists: a run is never
 overwritten):
 
 ==============================  ============================================================
 ``config.yaml``                 the resolved config (``--resume`` reads it back)
 ``checkpoints/iter_N/``         RLlib checkpoints (``Algorithm.save_to_path``), the last few
-``policy.zip``                  the learner's policy in the project's format, rewritten at every
+``policy.safetensors``          the learner's policy in the project's format, rewritten at every
                                 checkpoint: ``training.evaluate``, ``training.play`` and
                                 ``load_agent`` take it (or the run folder) unchanged
 ==============================  ============================================================
@@ -42,18 +42,20 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 import yaml
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import envs
 
-from .agents import checkpoint_meta, export_policy, limit_torch_threads, load_agent
-from .config import Network, Run, dump, load_config
+from .agents import SUFFIX, load_agent
+from .config import Network, Run, dump, load_config, run_problems
+from .files import new_folder
 from .opponents import SELF, check_weights
+from .policy import PolicyInfo, save_policy
 from .rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id
 from .rllib_modules import AgentModule, MaskedActor, MaskedActorCritic
-from .train import policy_kwargs, stop_on_signals
+from .train import limit_torch_threads, stop_on_signals
+
+POLICY_FILE = f"policy{SUFFIX}"
 
 
 # ----------------------------------------------------------------------------- configuration
@@ -112,7 +114,7 @@ RESUMABLE_KEYS = {"iterations", "max_minutes", "num_env_runners", "num_envs_per_
 
 def check_config(c: RllibConfig) -> None:
     """Every value, the game and its options, and every agent of the mix, before anything is written."""
-    problems = []
+    problems = run_problems(c)
     positive = {"iterations": c.iterations, "num_envs_per_env_runner": c.num_envs_per_env_runner,
                 "torch_threads": c.torch_threads,
                 "checkpoint_every": c.checkpoint_every, "keep_checkpoints": c.keep_checkpoints,
@@ -152,16 +154,6 @@ def resume_config(run_dir: Path, overrides: list[str]) -> RllibConfig:
     if latest_checkpoint(run_dir) is None:
         raise ValueError(f"nothing to resume: {run_dir / 'checkpoints'} holds no complete checkpoint")
     return read_config(None, overrides, base=yaml.safe_load(saved.read_text()))
-
-
-def new_run_dir(config: RllibConfig) -> Path:
-    """``runs/<name>``, or ``runs/<name>_2``, ``_3`` … if taken: an earlier run is never touched."""
-    base = Path(config.runs_dir)
-    run_dir, n = base / config.name, 1
-    while run_dir.exists():
-        n += 1
-        run_dir = base / f"{config.name}_{n}"
-    return run_dir
 
 
 # ----------------------------------------------------------------------------- the RLlib algorithm
@@ -244,14 +236,11 @@ def learner_steps(result: dict) -> int:
 
 def export_learner(weights: dict[str, Any], config: RllibConfig, steps: int, path: Path) -> None:
     """The learner module's weights (``get_state()``) as the project's policy file: its parameters already
-    carry SB3's names."""
-    env = envs.make(config.game, wrapped=False, **config.game_options)
-    first = env.possible_agents[0]
-    kwargs = policy_kwargs(config.network)
-    policy = MaskableActorCriticPolicy(env.observation_space(first)["observation"], env.action_space(first),
-                                       lambda _: 0.0, **kwargs)
-    policy.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()})  # strict: same net
-    export_policy(policy, kwargs, checkpoint_meta(env.game, steps), path)
+    carry the file's (SB3's) names; ``save_policy`` checks every name and shape against the network."""
+    game = envs.make(config.game, wrapped=False, **config.game_options).game
+    network = {"pi": config.network.pi, "vf": config.network.vf, "activation": config.network.activation}
+    info = PolicyInfo.for_game(game, network, steps, trainer="training.rllib (RLlib PPO)", run=config.name)
+    save_policy(path, {name: np.asarray(value) for name, value in weights.items()}, info)
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
@@ -274,7 +263,7 @@ def save_checkpoint(algorithm: Any, config: RllibConfig, run_dir: Path, steps: i
     if target.exists():  # the same iteration saved again (a resumed run stopped at once)
         shutil.rmtree(target)
     partial.rename(target)
-    export_learner(algorithm.learner_group.get_weights([LEARNER])[LEARNER], config, steps, run_dir / "policy.zip")
+    export_learner(algorithm.learner_group.get_weights([LEARNER])[LEARNER], config, steps, run_dir / POLICY_FILE)
     for old in sorted(folder.glob("iter_*[0-9]"))[:-config.keep_checkpoints]:
         shutil.rmtree(old)
     return target
@@ -322,7 +311,7 @@ def train(config: RllibConfig, run_dir: Path, resume: bool = False) -> dict[str,
             saved = save_checkpoint(algorithm, config, run_dir, steps)
         return {"iterations": algorithm.iteration, "new_iterations": algorithm.iteration - start_iteration,
                 "minutes": (time.monotonic() - started) / 60, "env_runners": num_runners, "checkpoint": saved,
-                "steps_per_second": rate, "stopped": stop.stop_reason, "policy": run_dir / "policy.zip"}
+                "steps_per_second": rate, "stopped": stop.stop_reason, "policy": run_dir / POLICY_FILE}
     finally:
         algorithm.stop()
 
@@ -367,14 +356,13 @@ def main(argv: list[str] | None = None) -> int:
             run_dir = Path(args.resume)
             config = resume_config(run_dir, args.set)
         elif args.config:
-            config = read_config(args.config, args.set)
-            run_dir = new_run_dir(config)
+            config, run_dir = read_config(args.config, args.set), None
         else:
             raise ValueError("give --config configs/rllib_<game>.yaml (or --resume RUN_DIR)")
     except (ValueError, OSError, yaml.YAMLError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    done = checkpoint_iteration(latest_checkpoint(run_dir)) if args.resume else 0
+    done = checkpoint_iteration(latest_checkpoint(run_dir)) if run_dir else 0
     if done >= config.iterations:
         print(f"{run_dir} has done {done} iterations (iterations: {config.iterations}): train it further with "
               f"--resume {run_dir} --set iterations=N (N > {done})")
@@ -392,8 +380,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {error}. {CONNECT_HINT}", file=sys.stderr)
             return 2
     try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        config.name = run_dir.name
+        run_dir = run_dir or new_folder(Path(config.runs_dir) / config.name)  # never an earlier run's folder
+        config.name, config.runs_dir = run_dir.name, str(run_dir.parent)  # a resumed folder may have moved
         dump(config, run_dir / "config.yaml")  # on --resume with the steering keys it changed
         result = train(config, run_dir, resume=bool(args.resume))
     finally:
