@@ -112,8 +112,8 @@ def test_seat_mapping_puts_the_learner_in_one_seat_and_draws_opponents_from_the_
     assert share["fixed_random"] == pytest.approx(0.5, abs=0.03)
     assert share["fixed_heuristic"] == pytest.approx(0.25, abs=0.03)
     assert share[snapshot_id(0)] == pytest.approx(0.125, abs=0.03)
-    assert fixed_agent_ids({"runs/x/policy.zip": 1, "pretrained": 1}) == {"runs/x/policy.zip": "fixed_0",
-                                                                          "pretrained": "fixed_pretrained"}
+    path = "runs/x/policy.safetensors"
+    assert fixed_agent_ids({path: 1, "pretrained": 1}) == {path: "fixed_0", "pretrained": "fixed_pretrained"}
 
 
 # ----------------------------------------------------------------------------- the modules
