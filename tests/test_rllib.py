@@ -201,6 +201,16 @@ def test_config_errors_come_before_anything_is_written(tmp_path, capsys):
     assert "nothing to resume" in capsys.readouterr().err
 
 
+def test_make_test_runs_these_tests_in_the_rllib_venv():
+    """CI (.ci/run -> make test) must exercise RLlib: the test target ends with test-rllib."""
+    root = Path(__file__).parent.parent
+    makefile = (root / "Makefile").read_text()
+    recipe = makefile.split("\ntest: ", 1)[1].split("\n\n", 1)[0]
+    assert "$(MAKE) --no-print-directory test-rllib" in recipe
+    assert "tests/test_rllib.py" in makefile.split("\ntest-rllib: ", 1)[1] and '".[dev,rllib]"' in makefile
+    assert "make test" in (root / ".ci" / "run").read_text()
+
+
 def test_the_docs_describe_every_config_key():
     doc = (Path(__file__).parent.parent / "docs" / "rllib.md").read_text()
     config = rllib.RllibConfig()
