@@ -263,9 +263,8 @@ def _check_values(c: Config) -> None:
                 "warm_start.games": c.warm_start.games, "warm_start.epochs": c.warm_start.epochs,
                 "warm_start.batch_size": c.warm_start.batch_size,
                 "warm_start.learning_rate": c.warm_start.learning_rate}
-    positive.update({f"network.{part}[{i}]": n for part in ("pi", "vf")
-                     for i, n in enumerate(getattr(c.network, part))})
     problems += [f"{k} must be > 0 (got {v})" for k, v in positive.items() if v <= 0]
+    problems += network_problems(c.network)
     non_negative = {"eval.every": c.eval.every, "ppo.ent_coef": c.ppo.ent_coef, "ppo.vf_coef": c.ppo.vf_coef,
                     "margin_reward": c.margin_reward}
     problems += [f"{k} must be >= 0 (got {v})" for k, v in non_negative.items() if v < 0]
@@ -277,10 +276,8 @@ def _check_values(c: Config) -> None:
         problems.append(f"n_envs must be >= 1 or null (got {c.n_envs})")
     if c.max_minutes is not None and c.max_minutes <= 0:
         problems.append(f"max_minutes must be > 0 or null (got {c.max_minutes})")
-    choices = {"vec_env": (c.vec_env, ("auto", "subproc", "dummy")),
-               "network.activation": (c.network.activation, ("relu", "tanh"))}
-    problems += [f"{k} must be one of {allowed} (got {v!r})" for k, (v, allowed) in choices.items()
-                 if v not in allowed]
+    if c.vec_env not in ("auto", "subproc", "dummy"):
+        problems.append(f"vec_env must be one of ('auto', 'subproc', 'dummy') (got {c.vec_env!r})")
     if isinstance(c.seat, str) and c.seat != "random":
         problems.append(f"seat must be 'random' or a seat number (got {c.seat!r})")
     if c.init_from and c.warm_start.teacher:
@@ -289,6 +286,15 @@ def _check_values(c: Config) -> None:
         problems.append("ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1]")
     if problems:
         raise ValueError("bad config: " + "; ".join(problems))
+
+
+def network_problems(n: Network) -> list[str]:
+    """Hidden sizes > 0 and a known activation (the SB3 and the RLlib pipeline build the same network)."""
+    problems = [f"network.{part}[{i}] must be > 0 (got {size})" for part in ("pi", "vf")
+                for i, size in enumerate(getattr(n, part)) if size <= 0]
+    if n.activation not in ("relu", "tanh"):
+        problems.append(f"network.activation must be one of ('relu', 'tanh') (got {n.activation!r})")
+    return problems
 
 
 def run_problems(c: Run) -> list[str]:

@@ -47,7 +47,7 @@ import yaml
 import envs
 
 from .agents import SUFFIX, load_agent
-from .config import Network, Run, dump, load_config, run_problems
+from .config import Network, Run, dump, load_config, network_problems, run_problems
 from .files import new_folder
 from .opponents import SELF, check_weights
 from .policy import PolicyInfo, save_policy
@@ -122,14 +122,13 @@ def check_config(c: RllibConfig) -> None:
                 "ppo.num_epochs": c.ppo.num_epochs, "opponents.snapshot_every": c.opponents.snapshot_every,
                 "opponents.pool_size": c.opponents.pool_size}
     problems += [f"{k} must be > 0 (got {v})" for k, v in positive.items() if v <= 0]
+    problems += network_problems(c.network)
     if c.ppo.minibatch_size > c.ppo.train_batch_size:
         problems.append("ppo.minibatch_size must not exceed ppo.train_batch_size")
     if not (c.num_env_runners == "auto" or (isinstance(c.num_env_runners, int) and c.num_env_runners >= 0)):
         problems.append(f"num_env_runners must be 'auto' or an integer >= 0 (got {c.num_env_runners!r})")
     if c.max_minutes is not None and c.max_minutes <= 0:
         problems.append(f"max_minutes must be > 0 or null (got {c.max_minutes})")
-    if c.network.activation not in ("relu", "tanh"):
-        problems.append(f"network.activation must be one of ('relu', 'tanh') (got {c.network.activation!r})")
     if not 0 < c.ppo.gamma <= 1 or not 0 <= c.ppo.lambda_ <= 1:
         problems.append("ppo.gamma must be in (0, 1] and ppo.lambda_ in [0, 1]")
     if problems:
