@@ -102,9 +102,9 @@ def test_opponents_see_only_their_own_observation():
     assert learner_hand_varied, "the resampling never changed the learner's hidden cards"
 
 
-def test_action_masks_are_the_learners_and_illegal_actions_raise():
+def test_action_masks_are_the_learners_and_an_illegal_action_forfeits():
     env = SingleSeatEnv("lost_cities", opponents={"random": 1})
-    env.reset(seed=5)
+    _, info = env.reset(seed=5)
     rng = np.random.default_rng(5)
     for _ in range(30):
         state = env.aec.game_state
@@ -112,11 +112,13 @@ def test_action_masks_are_the_learners_and_illegal_actions_raise():
         mask = env.action_masks()
         assert mask.dtype == bool
         np.testing.assert_array_equal(mask, state.action_mask().astype(bool))
-        before = state.to_json()
-        with pytest.raises(ValueError, match="illegal"):
-            env.step(int(np.flatnonzero(~mask)[0]))
-        assert env.aec.game_state.to_json() == before
-        env.step(rng.choice(np.flatnonzero(mask)))
+        np.testing.assert_array_equal(info["action_mask"], state.action_mask())
+        _, _, _, _, info = env.step(rng.choice(np.flatnonzero(mask)))
+    # PettingZoo's illegal-move convention (tests/test_gymnasium.py has the details): nothing is played.
+    before = env.aec.game_state.to_json()
+    _, reward, terminated, truncated, info = env.step(int(np.flatnonzero(~env.action_masks())[0]))
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert env.aec.game_state.to_json() == before
 
 
 def test_seat_is_random_or_fixed():
