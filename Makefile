@@ -55,7 +55,8 @@ $(STAMP_RLLIB): pyproject.toml
 	rm -f $(VENV_RLLIB)/.installed-*
 	touch $@
 
-## The RLlib tests (part of `make test`): a 2-iteration run on a local Ray, its export and evaluation.
+## The RLlib tests (part of `make test`): a 2-iteration run on a local Ray, its export and evaluation; and the
+## Gymnasium ids under the gymnasium version ray[rllib] brings (1.2.x).
 test-rllib: setup-rllib
 	$(PY_RLLIB) -c "import ray.rllib"  # pytest would only skip the tests without it
-	$(PY_RLLIB) -m pytest -q tests/test_rllib.py
+	$(PY_RLLIB) -m pytest -q tests/test_rllib.py tests/test_gymnasium.py
