@@ -15,9 +15,9 @@ Here the learner owns exactly one seat per episode:
   score − mean of the other seats' scores (rewards winning big, not just winning).
 * Opponents receive exactly ``env.observe(their seat)`` — their own observation vector and mask, never
   the engine state — so they cannot see the learner's hidden information.
-* The learner's legal actions: ``action_masks()`` (bool, sb3-contrib's ``MaskablePPO`` convention) and
-  ``info["action_mask"]`` (int8, as in PettingZoo) after ``reset()`` and every ``step()``; all zeros once
-  the episode is over.
+* ``action_masks()`` is the learner's legal-action mask as bool, for sb3-contrib's ``MaskablePPO``.
+* ``info["action_mask"]`` is the same as int8 (PettingZoo's convention) after ``reset()`` and every
+  ``step()``; both are all zeros once the episode is over.
 * An illegal action (its mask entry is 0) follows PettingZoo's illegal-move convention: nothing is
   played, the episode ends with reward -1 and ``terminated=True``, and ``info`` says so (``illegal_action``,
   ``reason``). An action outside the action space is no move at all and raises ``ValueError``.
@@ -181,7 +181,7 @@ class SingleSeatEnv(gym.Env):
             aec.step(agent.act(seat_view["observation"], seat_view["action_mask"]))
 
     def _end_info(self) -> dict[str, Any]:
-        """Seat, opponents and the score margin (own score minus the mean of the others')."""
+        """Seat, opponents, the (all-zero) mask and the score margin (own score minus the mean of the others')."""
         info = {"seat": self.seat, "opponents": [name for name, _ in self.seated.values()],
                 "action_mask": self._mask()}
         scores = self.aec.infos[self.learner].get("scores")
