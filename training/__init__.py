@@ -2,7 +2,8 @@
 
 * :mod:`training.policy` — the policy file (safetensors + JSON, never code) and its numpy inference.
 * :mod:`training.agents` — the one agent loader shared by training, evaluation and play (no torch).
-* :mod:`training.single_seat` — the gymnasium env in which the learner plays one seat.
+* :mod:`training.single_seat` — the gymnasium env in which the learner plays one seat (also the Gymnasium
+  ids ``tabletop/<game>-v0``).
 * :mod:`training.opponents` — opponent mix and the self-play snapshot pool.
 * :mod:`training.warm_start` — imitation of a teacher before PPO.
 * :mod:`training.checkpoint` — checkpoints without pickle; torch weights to numpy and back.
