@@ -183,6 +183,23 @@ def test_a_policy_for_another_game_fails_at_make(tmp_path):
         gymnasium.make(env_id("lost_cities"), opponent=policy)
 
 
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_vector_envs(mode):
+    """gymnasium.make_vec: masks stack to (num_envs, num_actions); a finished env's mask is all zeros and its
+    next action is ignored (Gymnasium's autoreset)."""
+    env = gymnasium.make_vec(env_id("lost_cities"), num_envs=2, vectorization_mode=mode, opponent="heuristic")
+    _, info = env.reset(seed=0)
+    rng, finished = np.random.default_rng(0), 0
+    for _ in range(250):
+        assert info["action_mask"].shape == (2, 106)
+        actions = [rng.choice(np.flatnonzero(mask)) if mask.any() else 0 for mask in info["action_mask"]]
+        _, _, terminated, _, info = env.step(np.array(actions))
+        finished += terminated.sum()
+        assert not info["action_mask"][terminated].any() and info["action_mask"][~terminated].any(axis=1).all()
+    env.close()
+    assert finished >= 2
+
 NO_TORCH = """
 import sys
 
