@@ -73,7 +73,13 @@ def agent_factory(spec: str, game: Game, deterministic: bool = True) -> Callable
         from .search import search_factory
 
         return search_factory(spec, game)
-    policy = load_policy(policy_path(spec, game), game)
+    try:
+        policy = load_policy(policy_path(spec, game), game)
+    except PolicyFileError as error:
+        if spec != "pretrained":
+            raise
+        raise PolicyFileError(f"{error}; train one with: python -m training.train --config "
+                              f"configs/{game.name}.yaml") from None
     return lambda seed: PolicyAgent(policy, deterministic=deterministic, seed=seed)
 
 
