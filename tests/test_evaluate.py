@@ -354,3 +354,5 @@ def test_agent_labels_are_short_and_unique():
     specs = ["random", "heuristic", "random", "runs/a/policy.safetensors", "runs/b/policy.safetensors",
              "runs/a/policy.safetensors"]
     assert agent_labels(specs) == ["random", "heuristic", "random#2", "a/policy", "b/policy", "a/policy#2"]
+    assert agent_labels(["search", "search:worlds=8,policy=runs/v/policy.safetensors", "search"]) == [
+        "search", "search:worlds=8,policy=policy", "search#2"]

@@ -14,9 +14,13 @@ from training.agents import load_agent
 from training.search import SearchAgent, SearchSettings
 from training.single_seat import SingleSeatEnv
 
-SMALL = "search:worlds=4,k=3"  # budgets small enough for tests; the strength is measured in benchmarks
-# Five Towers has no fitting shipped policy: the heuristic plays the play-outs, cut short to stay fast
+SMALL = "search:worlds=4,k=3"  # budgets small enough for tests; the strength is measured in docs/search.md
+# play-outs cut short to stay fast (without a fitting shipped policy — Five Towers beyond 2 players, Palazzo,
+# Torres — the heuristic plays them, one state at a time)
 SHORT = "search:worlds=3,horizon=6"
+# Torres without a policy: every legal move (up to ~45) is a candidate
+TINY = "search:worlds=1,horizon=2"
+SEARCHES = 15  # searched decisions per game in the whole-game tests
 
 
 class Recorder(RandomAgent):
@@ -125,6 +129,8 @@ def test_play_narrates_a_searching_opponent():
     ("lost_cities", SMALL, {}),
     ("five_towers", SHORT, {}),
     ("five_towers", SHORT, {"num_players": 4}),
+    ("palazzo", SHORT, {}),
+    ("torres", TINY, {}),
 ])
 def test_the_move_depends_only_on_what_the_seat_has_seen(game, spec, options):
     """Same seed, same observation → same move, whatever the hidden cards: the search sees its seat's
@@ -152,27 +158,35 @@ def test_hidden_cards_differ_between_the_twins():
 
 
 # --------------------------------------------------------------------------- playing
-@pytest.mark.parametrize("game, options", [("lost_cities", {}), ("five_towers", {}), ("five_towers",
-                                                                                   {"num_players": 4})])
-def test_search_plays_legal_moves_and_is_deterministic(game, options):
+@pytest.mark.parametrize("game, spec, options", [
+    ("lost_cities", "search:worlds=2,k=2,horizon=8", {}),
+    ("five_towers", "search:worlds=2,k=2,horizon=8", {}),
+    ("five_towers", "search:worlds=2,horizon=8", {"num_players": 4}),
+    ("palazzo", "search:worlds=2,horizon=4", {}),
+    ("torres", TINY, {}),
+])
+def test_search_plays_legal_moves_and_is_deterministic(game, spec, options):
+    """A whole game through the wrapped env; the searching seat searches its first SEARCHES decisions with a
+    choice, then hands over to a random agent (heuristic play-outs in Torres cost ~6 ms a ply)."""
     env = envs.make(game, **options)  # the wrapped env: an illegal move would end the game with a penalty
     n = env.unwrapped.game.num_players
 
     def trajectory():
-        agents = [load_agent("search:worlds=2,k=2,horizon=8", env.unwrapped.game, seed=11)] + [
+        agents = [load_agent(spec, env.unwrapped.game, seed=11)] + [
             RandomAgent(seed=s) for s in range(n - 1)]
         moves = []
 
         class Logged:
             def __init__(self, agent):
-                self.agent = agent
+                self.agent, self.rest = agent, RandomAgent(seed=12)
 
             def attach(self, view):
                 if hasattr(self.agent, "attach"):
                     self.agent.attach(view)
 
             def act(self, observation, action_mask):
-                action = self.agent.act(observation, action_mask)
+                searching = getattr(self.agent, "searched", 0) < SEARCHES
+                action = (self.agent if searching else self.rest).act(observation, action_mask)
                 assert action_mask[action] == 1
                 moves.append(action)
                 return action
@@ -224,6 +238,21 @@ def test_candidates_are_the_top_k_moves_above_the_prior_threshold():
     assert strict.candidates(state.observation(0), legal)[0] == candidates[:1]  # the top move always qualifies
 
 
+@pytest.mark.parametrize("game, spec, options, rollout, worlds", [
+    ("lost_cities", "search", {}, "policy", 32),
+    ("lost_cities", "search:worlds=0,rollout=heuristic", {}, "heuristic", 4),
+    ("lost_cities", "search:worlds=9,policy=none", {}, "heuristic", 9),
+    ("five_towers", "search", {}, "policy", 32),  # the shipped policy fits 2 players
+    ("five_towers", "search", {"num_players": 4}, "heuristic", 4),
+    ("palazzo", "search", {}, "heuristic", 4),
+    ("torres", "search", {}, "heuristic", 4),
+])
+def test_automatic_settings_follow_the_play_outs(game, spec, options, rollout, worlds):
+    """Without a fitting network the heuristic plays the play-outs, and fewer worlds keep a decision cheap."""
+    agent = load_agent(spec, envs.make(game, wrapped=False, **options).game)
+    assert (agent.settings.rollout, agent.settings.worlds) == (rollout, worlds)
+
+
 def test_without_a_network_every_legal_move_is_a_candidate():
     state = positions("five_towers", 0, 1, num_players=4)[0]
     agent = load_agent("search", state.game, seed=0)  # no shipped policy fits 4 players
@@ -244,7 +273,7 @@ def test_spec_grammar():
     ("search:worlds", "not key=value"),
     ("search:worlds=many", "worlds='many' is not an integer"),
     ("search:c=high", "c='high' is not a number"),
-    ("search:worlds=0", "worlds=0 .expected at least 1"),
+    ("search:worlds=-1", "worlds=-1 .expected at least 1, or 0 = auto"),
     ("search:k=2,k=3", "given twice"),
     ("search:value=wins", "value='wins' .expected one of margin, returns"),
     ("search:min_prior=2", "min_prior=2.0"),

@@ -523,17 +523,30 @@ def _numbers(x: Estimate | Rating) -> list[str]:
 
 
 def agent_labels(specs: Sequence[str]) -> list[str]:
-    """Short unique names: a checkpoint path shows its last folder and file stem; repeats get ``#2``…"""
+    """Short unique names: a checkpoint path shows its last folder and file stem, a path inside a search spec
+    its file stem; repeats get ``#2``…"""
     labels = []
     for spec in specs:
-        path = Path(spec)
-        label = "/".join([*path.parent.parts[-1:], path.stem]) if path.suffix == SUFFIX else spec
-        k, unique = 1, label
-        while unique in labels:
-            k += 1
-            unique = f"{label}#{k}"
-        labels.append(unique)
+        labels.append(_unique(_label(spec), labels))
     return labels
+
+
+def _label(spec: str) -> str:
+    name, colon, options = spec.partition(":")
+    if name == "search":
+        short = [f"{key}={Path(value).stem if '/' in value else value}"
+                 for key, _, value in (item.strip().partition("=") for item in options.split(",") if item.strip())]
+        return name + colon + ",".join(short)
+    path = Path(spec)
+    return "/".join([*path.parent.parts[-1:], path.stem]) if path.suffix == SUFFIX else spec
+
+
+def _unique(label: str, taken: list[str]) -> str:
+    k, unique = 1, label
+    while unique in taken:
+        k += 1
+        unique = f"{label}#{k}"
+    return unique
 
 
 def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str, Any] | None = None,

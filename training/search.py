@@ -26,7 +26,8 @@ key             default       meaning
                               the game and its options
 ``rollout``     ``policy``    who plays every seat in the play-outs: ``policy`` (the network) or an agent
                               spec without options (``heuristic``, ``random``); ``heuristic`` without a network
-``worlds``      32            sampled worlds per decision
+``worlds``      auto          sampled worlds per decision; auto = 32 with network play-outs, 4 with an agent's
+                              (one state at a time: 10–50 times the cost of a batched network step)
 ``k``           4             most candidates searched
 ``min_prior``   0.02          a candidate needs at least this prior probability (the top move always qualifies)
 ``c``           2.0           weight of ln π(a) added to the mean value
@@ -57,6 +58,7 @@ from .policy import MLPPolicy, PolicyFileError, load_policy, read_policy_info
 
 PREFIX = "search"
 NETWORK_ROLLOUT = "policy"
+AUTO_WORLDS = {True: 32, False: 4}  # network / agent play-outs (docs/search.md: cost per decision)
 VALUES = ("margin", "returns")
 _BLAS = ThreadpoolController()
 
@@ -67,7 +69,7 @@ class SearchSettings:
 
     policy: str = "pretrained"
     rollout: str = NETWORK_ROLLOUT
-    worlds: int = 32
+    worlds: int = 0  # 0: auto (AUTO_WORLDS)
     k: int = 4
     min_prior: float = 0.02
     c: float = 2.0
@@ -77,8 +79,8 @@ class SearchSettings:
 
     def __post_init__(self) -> None:
         problems = []
-        if self.worlds < 1:
-            problems.append(f"worlds={self.worlds} (expected at least 1)")
+        if self.worlds < 0:
+            problems.append(f"worlds={self.worlds} (expected at least 1, or 0 = auto)")
         if self.k < 1:
             problems.append(f"k={self.k} (expected at least 1)")
         if not 0 <= self.min_prior <= 1:
@@ -256,6 +258,8 @@ def search_factory(spec: str, game: Game) -> Callable[[int | None], SearchAgent]
     network = _network(settings.policy, game)
     if network is None and settings.rollout == NETWORK_ROLLOUT:
         settings = replace(settings, rollout="heuristic")
+    if not settings.worlds:
+        settings = replace(settings, worlds=AUTO_WORLDS[settings.rollout == NETWORK_ROLLOUT])
     rollout = settings.rollout
     if rollout == NETWORK_ROLLOUT:
         def make_player(rng: np.random.Generator) -> NetworkPlayer | AgentPlayer:
