@@ -286,7 +286,7 @@ def test_decision_times_are_reported_per_agent():
 
 
 def test_decision_times_count_searched_decisions():
-    results = tournament("lost_cities", ["random", "search:worlds=2,k=2"], games_per_pairing=2, seed=0)
+    results = tournament("lost_cities", ["random", "search:worlds=2,k=2,horizon=8"], games_per_pairing=2, seed=0)
     random_times, search_times = results.times
     assert random_times.decisions > 0 and random_times.searched is None
     assert search_times.decisions >= search_times.choices >= search_times.searched > 0
