@@ -1,4 +1,4 @@
-"""Search at play time (``training.search``) and the seat-view hook it needs (``envs.core.agents.SeatView``):
+"""Search at play time (``tabletop_rl.training.search``) and the seat-view hook it needs (``tabletop_rl.envs.core.agents.SeatView``):
 information from the seat's view only, legal actions only, determinism, free single-option decisions,
 spec errors, and the hook in every place that drives agents."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.core.agents import RandomAgent, SeatView
-from envs.core.match import play_game
-from training.agents import load_agent
-from training.search import SearchAgent, SearchSettings
-from training.single_seat import SingleSeatEnv
+from tabletop_rl import envs
+from tabletop_rl.envs.core.agents import RandomAgent, SeatView
+from tabletop_rl.envs.core.match import play_game
+from tabletop_rl.training.agents import load_agent
+from tabletop_rl.training.search import SearchAgent, SearchSettings
+from tabletop_rl.training.single_seat import SingleSeatEnv
 
 SMALL = "search:worlds=4,k=3"  # budgets small enough for tests; the strength is measured in docs/search.md
 # play-outs cut short to stay fast (without a fitting shipped policy — Five Towers beyond 2 players, Palazzo,
@@ -116,7 +116,7 @@ def test_searching_opponents_of_the_training_env_get_their_own_seat_views():
 def test_play_narrates_a_searching_opponent():
     import io
 
-    from training.play import play
+    from tabletop_rl.training.play import play
 
     moves = io.StringIO("1\n" * 400)
     out = io.StringIO()

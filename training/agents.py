@@ -1,6 +1,6 @@
 """The agent loader shared by training, evaluation and play (numpy only: no torch needed).
 
-``load_agent(spec, game)`` turns a short string into an :class:`~envs.core.agents.Agent`:
+``load_agent(spec, game)`` turns a short string into an :class:`~tabletop_rl.envs.core.agents.Agent`:
 
 ===============  =====================================================================
 spec             agent
@@ -8,13 +8,13 @@ spec             agent
 ``random``       uniform over the legal actions
 ``heuristic``    the game package's ``HeuristicAgent``
 ``pretrained``   the policy shipped in ``training/pretrained/<game>.safetensors``
-a path           a policy file (``.safetensors``) or checkpoint written by ``training.train``, or a run
+a path           a policy file (``.safetensors``) or checkpoint written by ``tabletop_rl.training.train``, or a run
                  directory (its ``policy.safetensors``, else its newest checkpoint)
-``search``       search at play time over sampled worlds (``training.search``), with options
+``search``       search at play time over sampled worlds (``tabletop_rl.training.search``), with options
                  ``search:worlds=64,k=4,policy=<path>,…``
 ===============  =====================================================================
 
-Policy files are read by :func:`training.policy.load_policy`, which refuses anything but the tabletop-rl
+Policy files are read by :func:`tabletop_rl.training.policy.load_policy`, which refuses anything but the tabletop-rl
 safetensors format (nothing in a file is ever run) and a policy trained for another game or for options
 that change its spaces.
 """
@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from envs.core.agents import Agent, builtin_agent
-from envs.core.game import Game
+from tabletop_rl.envs.core.agents import Agent, builtin_agent
+from tabletop_rl.envs.core.game import Game
 
 from .policy import PolicyAgent, PolicyFileError, load_policy
 
@@ -54,7 +54,7 @@ def policy_path(spec: str | Path, game: Game) -> Path:
             shipped = sorted(p.stem for p in PRETRAINED_DIR.glob(f"*{SUFFIX}"))
             raise ValueError(f"no pretrained policy is shipped for {game.name} "
                              f"(shipped: {shipped or 'none'}); "
-                             f"train one with: python -m training.train --config configs/{game.name}.yaml")
+                             f"train one with: python -m tabletop_rl.training.train --config configs/{game.name}.yaml")
         return path
     path = Path(spec)
     if not path.exists():
@@ -78,7 +78,7 @@ def agent_factory(spec: str, game: Game, deterministic: bool = True) -> Callable
     except PolicyFileError as error:
         if spec != "pretrained":
             raise
-        raise PolicyFileError(f"{error}; train one with: python -m training.train --config "
+        raise PolicyFileError(f"{error}; train one with: python -m tabletop_rl.training.train --config "
                               f"configs/{game.name}.yaml") from None
     return lambda seed: PolicyAgent(policy, deterministic=deterministic, seed=seed)
 

@@ -1,11 +1,11 @@
 """Seat-balanced round-robin tournaments between any agents, for any game and player count.
 
-    python -m training.evaluate lost_cities random heuristic runs/lost_cities/policy.safetensors --games 100
-    python -m training.evaluate five_towers random heuristic --players 3 --set final_partial_round=False
+    python -m tabletop_rl.training.evaluate lost_cities random heuristic runs/lost_cities/policy.safetensors --games 100
+    python -m tabletop_rl.training.evaluate five_towers random heuristic --players 3 --set final_partial_round=False
 
-Agents are given as specs for the shared loader (``training.agents.load_agent``): ``random``,
+Agents are given as specs for the shared loader (``tabletop_rl.training.agents.load_agent``): ``random``,
 ``heuristic``, ``pretrained``, the path of a policy file / checkpoint / run folder, or ``search`` (with
-options, ``search:worlds=64,k=4``; ``training.search``).
+options, ``search:worlds=64,k=4``; ``tabletop_rl.training.search``).
 
 **Tables and seats.** A *table* is a set of agents that meet: every pair for two players, every
 n-subset of the agents for n players (or, with fewer agents than seats, every multiset of them that
@@ -37,7 +37,7 @@ a busy machine).
 
 **Decision times.** Every decision is timed (CPU time of its process, and wall time); the report gives
 each agent's mean per decision, per decision with a choice (two or more legal actions) and, for agents that
-count their searches (``searched``, as ``training.search`` does), per searched decision.
+count their searches (``searched``, as ``tabletop_rl.training.search`` does), per searched decision.
 
 Outputs (``Results.write``): ``report.md``, ``crosstable.csv``, ``agents.csv``, ``games.csv`` and
 ``tournament.png`` (needs matplotlib), in a folder of their own: ``runs/eval/<game>``, or
@@ -63,14 +63,14 @@ from typing import Any
 
 import numpy as np
 
-import envs
-from envs.core.agents import Agent
-from envs.core.match import first_place_shares, play_game, score_margins
-from training.agents import SUFFIX, agent_factory
-from training.config import apply_override
-from training.files import new_folder
-from training.report import Z95
-from training.report import wilson as wilson_bounds
+from tabletop_rl import envs
+from tabletop_rl.envs.core.agents import Agent
+from tabletop_rl.envs.core.match import first_place_shares, play_game, score_margins
+from tabletop_rl.training.agents import SUFFIX, agent_factory
+from tabletop_rl.training.config import apply_override
+from tabletop_rl.training.files import new_folder
+from tabletop_rl.training.report import Z95
+from tabletop_rl.training.report import wilson as wilson_bounds
 
 ELO_BASE, ELO_SCALE = 1500.0, 400.0 / math.log(10)
 
@@ -648,7 +648,7 @@ def _worker_job(job: Job) -> tuple[GameRecord, list[DecisionTimes]]:
 
 # --------------------------------------------------------------------------- command line
 def main(argv: Sequence[str] | None = None) -> Results:
-    parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.evaluate", description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("agents", nargs="+", metavar="AGENT",
                         help="agent specs: random, heuristic, pretrained, a policy file / run folder, or "

@@ -16,7 +16,7 @@ A decision with a single legal action costs nothing (no sampling, no network cal
 (worlds × candidates × plies), never wall-clock, so the agent is deterministic given its seed. See
 ``docs/search.md`` for the measurements behind the defaults.
 
-Agent spec (``training.agents.load_agent``): ``search`` or ``search:key=value,key=value,…``:
+Agent spec (``tabletop_rl.training.agents.load_agent``): ``search`` or ``search:key=value,key=value,…``:
 
 ==============  ============  ================================================================================
 key             default       meaning
@@ -50,9 +50,9 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from envs.core.agents import Agent, SeatView, legal_actions
-from envs.core.game import Game, State
-from envs.core.match import score_margins
+from tabletop_rl.envs.core.agents import Agent, SeatView, legal_actions
+from tabletop_rl.envs.core.game import Game, State
+from tabletop_rl.envs.core.match import score_margins
 
 from .policy import MLPPolicy, PolicyFileError, load_policy, read_policy_info
 
@@ -186,7 +186,7 @@ def outcome(state: State, seat: int, value: str) -> float:
 # --------------------------------------------------------------------------- the agent
 class SearchAgent:
     """Determinized root search (see the module docstring). Needs its seat's view: whoever drives the game
-    calls ``attach(view)`` at the start of each game (``envs.core.match.play_game`` does)."""
+    calls ``attach(view)`` at the start of each game (``tabletop_rl.envs.core.match.play_game`` does)."""
 
     def __init__(self, game: Game, settings: SearchSettings, prior: MLPPolicy | None,
                  make_player: Callable[[np.random.Generator], NetworkPlayer | AgentPlayer],
@@ -228,7 +228,7 @@ class SearchAgent:
     def evaluate(self, candidates: list[int]) -> np.ndarray:
         """Mean value of each candidate over the same sampled worlds."""
         if self.view is None:
-            raise ValueError("SearchAgent has no view of the game: drive it with envs.core.match.play_game, "
+            raise ValueError("SearchAgent has no view of the game: drive it with tabletop_rl.envs.core.match.play_game, "
                              "or call attach(SeatView) at the start of each game")
         s = self.settings
         seat = self.view.seat

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from tqdm import tqdm
 
-import envs
-from envs.core.agents import attach_view
-from envs.core.match import score_margins
+from tabletop_rl import envs
+from tabletop_rl.envs.core.agents import attach_view
+from tabletop_rl.envs.core.match import score_margins
 
 from .agents import load_agent
 

@@ -20,7 +20,7 @@ def play_game(env: AECEnv, agents: Sequence[Agent], seed: int | None = None) -> 
 
     Returns ``(returns, scores)``: the final reward of each seat (float array in seat order) and the
     game's ``infos[...]["scores"]`` at the end (``None`` if the game reports none). Agents that search
-    (define ``attach``) get their seat's :class:`~envs.core.agents.SeatView` of this game first.
+    (define ``attach``) get their seat's :class:`~tabletop_rl.envs.core.agents.SeatView` of this game first.
     """
     seats = {name: i for i, name in enumerate(env.possible_agents)}
     if len(agents) != len(seats):
