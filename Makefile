@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: setup test train bench lint clean
+.PHONY: setup test train bench lint clean setup-rllib test-rllib
 
 setup: $(STAMP)
 
@@ -22,6 +22,7 @@ test: setup
 	@$(PY) -m pytest -q; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: the suite is broken" >&2; fi; \
 	exit $$status
+	@$(MAKE) --no-print-directory test-rllib
 
 ## The main job: train the default Lost Cities agent for a few minutes on CPU, evaluate it, print the report.
 ## Each run gets a folder of its own (runs/lost_cities, runs/lost_cities-2, ...): earlier runs are kept.
@@ -37,4 +38,25 @@ lint: setup
 
 ## Removes the virtual environment and caches; never runs/ (your trained agents and reports).
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(VENV_RLLIB) .pytest_cache .ruff_cache
+
+# ---- RLlib (docs/rllib.md): a venv of its own, because ray[rllib] pins another gymnasium than .venv's.
+VENV_RLLIB ?= .venv-rllib
+PY_RLLIB := $(VENV_RLLIB)/bin/python
+STAMP_RLLIB := $(VENV_RLLIB)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+
+setup-rllib: $(STAMP_RLLIB)
+
+$(STAMP_RLLIB): pyproject.toml
+	$(PYTHON) -m venv $(VENV_RLLIB)
+	$(PY_RLLIB) -m pip install --quiet --upgrade pip
+	$(PY_RLLIB) -m pip install --quiet torch==2.13.0
+	$(PY_RLLIB) -m pip install --quiet -e ".[dev,rllib]"
+	rm -f $(VENV_RLLIB)/.installed-*
+	touch $@
+
+## The RLlib tests (part of `make test`): a 2-iteration run on a local Ray, its export and evaluation; and the
+## Gymnasium ids under the gymnasium version ray[rllib] brings (1.2.x).
+test-rllib: setup-rllib
+	$(PY_RLLIB) -c "import ray.rllib"  # pytest would only skip the tests without it
+	$(PY_RLLIB) -m pytest -q tests/test_rllib.py tests/test_gymnasium.py

@@ -3,6 +3,9 @@
 >>> import envs
 >>> env = envs.make("lost_cities")          # wrapped, PettingZoo conventions
 >>> raw = envs.make("lost_cities", wrapped=False, n_colours=6)
+
+``import envs`` also registers ``pettingzoo.make("aec", "tabletop/<game>-v0")`` and the single-agent
+``gymnasium.make("tabletop/<game>-v0", opponent="heuristic")`` (one seat against built-in opponents).
 """
 
 from __future__ import annotations
@@ -36,4 +39,16 @@ def _register_with_pettingzoo() -> None:
         pz_register("aec", f"tabletop/{name}-v0", entry_point=f"envs.{name}:env")
 
 
+def _register_with_gymnasium() -> None:
+    """Make ``gymnasium.make("tabletop/<game>-v0", opponent=..., seat=..., **options)`` work: one seat against
+    built-in opponents (``training.single_seat.single_seat_env``, imported only when an env is made)."""
+    import gymnasium
+
+    for name in list_games():
+        env_id = f"tabletop/{name}-v0"
+        if env_id not in gymnasium.registry:  # importing envs twice (another path) must not warn
+            gymnasium.register(env_id, entry_point="training.single_seat:single_seat_env", kwargs={"game": name})
+
+
 _register_with_pettingzoo()
+_register_with_gymnasium()

@@ -27,8 +27,9 @@ def random_policy_file(path: Path, game: Game, seed: int = 0, **net) -> Path:
     return path
 
 
-def seeded_torch_policy(game: Game, seed: int = 0, **net):
-    """sb3-contrib's MaskableActorCriticPolicy for ``game``, initialised from ``seed``.
+def seeded_torch_policy(game: Game | PolicyInfo, seed: int = 0, **net):
+    """sb3-contrib's MaskableActorCriticPolicy for the sizes of ``game`` (or a policy file's info),
+    initialised from ``seed``.
 
     torch's global generator starts from a different seed in every process (torch.initial_seed()), so a
     policy built without a seed has different weights on every run; this one does not, and it leaves the

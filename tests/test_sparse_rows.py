@@ -51,3 +51,18 @@ def test_palazzo_teacher_games_are_stored_sparse_and_exact():
     bot = HeuristicAgent(envs.make("palazzo", wrapped=False).game, seed=0)
     obs = data["obs"][np.arange(n)]
     assert [bot.act(o, m.astype(np.int8)) for o, m in zip(obs, data["masks"], strict=True)] == list(data["actions"])
+
+
+def test_join_keeps_the_rows_in_order():
+    rng = np.random.default_rng(1)
+    blocks = [np.where(rng.random((n, 9)) < 0.3, rng.random((n, 9)), 0).astype(np.float32) for n in (4, 0, 7)]
+    parts = []
+    for block in blocks:
+        rows = SparseRows(9)
+        rows.extend(block)
+        parts.append(rows)
+    joined = SparseRows.join(parts)
+    assert len(joined) == 11
+    np.testing.assert_array_equal(joined[np.arange(11)], np.concatenate(blocks))
+    with pytest.raises(ValueError, match="cannot join"):
+        SparseRows.join([parts[0], SparseRows(8)])

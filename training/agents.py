@@ -66,4 +66,11 @@ def load_agent(spec: str, game: Game, seed: int | None = None, deterministic: bo
     """``"random"``, ``"heuristic"``, ``"pretrained"`` or a policy path → an agent for ``game``."""
     if spec in ("random", "heuristic"):
         return builtin_agent(spec, game, seed)
-    return PolicyAgent(load_policy(policy_path(spec, game), game), deterministic=deterministic, seed=seed)
+    try:
+        policy = load_policy(policy_path(spec, game), game)
+    except PolicyFileError as error:
+        if spec != "pretrained":
+            raise
+        raise PolicyFileError(f"{error}; train one with: python -m training.train --config "
+                              f"configs/{game.name}.yaml") from None
+    return PolicyAgent(policy, deterministic=deterministic, seed=seed)

@@ -13,7 +13,7 @@ import math
 import os
 import types
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,17 +70,24 @@ class WarmStart:
 
     teacher: str | None = None  # an agent spec such as heuristic; null: start from scratch
     games: int = 2000  # teacher-vs-teacher games to imitate
+    workers: int | None = None  # processes playing them; None: one per CPU core (the data are the same)
     epochs: int = 5
     batch_size: int = 256
     learning_rate: float = 1e-3
 
 
 @dataclass
-class Config:
+class Run:
+    """What every training config starts with (this module's ``Config``, ``training.rllib.RllibConfig``)."""
+
     game: str = ""
     name: str = ""  # run directory runs/<name>; defaults to the config file's stem
     game_options: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
+
+
+@dataclass
+class Config(Run):
     total_timesteps: int = 200_000
     max_minutes: float | None = None  # wall-clock cap of one invocation; stops cleanly with a checkpoint
     n_envs: int | None = None  # None: one per CPU core
@@ -119,8 +126,13 @@ RESUMABLE_KEYS = {"total_timesteps", "max_minutes", "n_envs", "vec_env", "torch_
                   "keep_checkpoints", "progress_bar", "runs_dir", "eval"}
 
 
-def load_config(path: str | Path | None, overrides: Sequence[str] = (), base: dict | None = None) -> Config:
-    """Read ``path`` (or start from ``base``), apply ``key=value`` overrides, validate everything."""
+def load_config(path: str | Path | None, overrides: Sequence[str] = (), base: dict | None = None,
+                schema: type[Run] = Config, check: Callable[[Any], None] | None = None) -> Any:
+    """Read ``path`` (or start from ``base``), apply ``key=value`` overrides, validate everything.
+
+    ``schema`` is the config's dataclass (``Config``, or ``training.rllib``'s) and ``check`` its range
+    checks (default: those of ``Config``).
+    """
     raw: dict[str, Any] = dict(base or {})
     if path is not None:
         with open(path) as f:
@@ -131,12 +143,12 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), base: di
         raw.setdefault("name", Path(path).stem)
     for item in overrides:
         apply_override(raw, item)
-    config = _build(Config, raw, "")
+    config = _build(schema, raw, "")
     if not config.game:
         raise ValueError("the config names no game: set `game: <name>` (see envs.list_games())")
     if not config.name:
         config.name = config.game
-    _check_values(config)
+    (check or _check_values)(config)
     return config
 
 
@@ -240,8 +252,7 @@ def _describe(hint: Any) -> str:
 
 def _check_values(c: Config) -> None:
     """Ranges and choices the types alone cannot express: every bad value is reported before a run starts."""
-    problems = [f"{key} must be a finite number (got {value})" for key, value in _numbers_in(c.to_dict())
-                if not math.isfinite(value)]
+    problems = run_problems(c)
     positive = {"total_timesteps": c.total_timesteps, "ppo.learning_rate": c.ppo.learning_rate,
                 "ppo.n_steps": c.ppo.n_steps, "ppo.n_epochs": c.ppo.n_epochs, "ppo.clip_range": c.ppo.clip_range,
                 "ppo.max_grad_norm": c.ppo.max_grad_norm,
@@ -253,9 +264,8 @@ def _check_values(c: Config) -> None:
                 "warm_start.games": c.warm_start.games, "warm_start.epochs": c.warm_start.epochs,
                 "warm_start.batch_size": c.warm_start.batch_size,
                 "warm_start.learning_rate": c.warm_start.learning_rate}
-    positive.update({f"network.{part}[{i}]": n for part in ("pi", "vf")
-                     for i, n in enumerate(getattr(c.network, part))})
     problems += [f"{k} must be > 0 (got {v})" for k, v in positive.items() if v <= 0]
+    problems += network_problems(c.network)
     non_negative = {"eval.every": c.eval.every, "ppo.ent_coef": c.ppo.ent_coef, "ppo.vf_coef": c.ppo.vf_coef,
                     "margin_reward": c.margin_reward}
     problems += [f"{k} must be >= 0 (got {v})" for k, v in non_negative.items() if v < 0]
@@ -263,26 +273,42 @@ def _check_values(c: Config) -> None:
         problems.append(f"ppo.batch_size must be >= 2 (got {c.ppo.batch_size})")
     if c.ppo.target_kl is not None and c.ppo.target_kl <= 0:
         problems.append(f"ppo.target_kl must be > 0 or null (got {c.ppo.target_kl})")
-    if not 0 <= c.seed < 2**32:
-        problems.append(f"seed must be in 0 .. 2**32 - 1 (got {c.seed})")
+    if c.warm_start.workers is not None and c.warm_start.workers < 1:
+        problems.append(f"warm_start.workers must be >= 1 or null (got {c.warm_start.workers})")
     if c.n_envs is not None and c.n_envs < 1:
         problems.append(f"n_envs must be >= 1 or null (got {c.n_envs})")
     if c.max_minutes is not None and c.max_minutes <= 0:
         problems.append(f"max_minutes must be > 0 or null (got {c.max_minutes})")
-    choices = {"vec_env": (c.vec_env, ("auto", "subproc", "dummy")),
-               "network.activation": (c.network.activation, ("relu", "tanh"))}
-    problems += [f"{k} must be one of {allowed} (got {v!r})" for k, (v, allowed) in choices.items()
-                 if v not in allowed]
+    if c.vec_env not in ("auto", "subproc", "dummy"):
+        problems.append(f"vec_env must be one of ('auto', 'subproc', 'dummy') (got {c.vec_env!r})")
     if isinstance(c.seat, str) and c.seat != "random":
         problems.append(f"seat must be 'random' or a seat number (got {c.seat!r})")
     if c.init_from and c.warm_start.teacher:
         problems.append("init_from and warm_start.teacher both set the initial policy: choose one")
     if not 0 < c.ppo.gamma <= 1 or not 0 <= c.ppo.gae_lambda <= 1:
         problems.append("ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1]")
-    if not c.name or "/" in c.name or c.name in (".", ".."):
-        problems.append(f"name must be a folder name without '/' (got {c.name!r})")
     if problems:
         raise ValueError("bad config: " + "; ".join(problems))
+
+
+def network_problems(n: Network) -> list[str]:
+    """Hidden sizes > 0 and a known activation (the SB3 and the RLlib pipeline build the same network)."""
+    problems = [f"network.{part}[{i}] must be > 0 (got {size})" for part in ("pi", "vf")
+                for i, size in enumerate(getattr(n, part)) if size <= 0]
+    if n.activation not in ("relu", "tanh"):
+        problems.append(f"network.activation must be one of ('relu', 'tanh') (got {n.activation!r})")
+    return problems
+
+
+def run_problems(c: Run) -> list[str]:
+    """What every training config must satisfy: finite numbers, a 32-bit seed, a usable folder name."""
+    problems = [f"{key} must be a finite number (got {value})" for key, value in _numbers_in(dataclasses.asdict(c))
+                if not math.isfinite(value)]
+    if not 0 <= c.seed < 2**32:
+        problems.append(f"seed must be in 0 .. 2**32 - 1 (got {c.seed})")
+    if not c.name or "/" in c.name or c.name in (".", ".."):
+        problems.append(f"name must be a folder name without '/' (got {c.name!r})")
+    return problems
 
 
 def _numbers_in(tree: Any, prefix: str = "") -> list[tuple[str, float]]:
@@ -294,5 +320,5 @@ def _numbers_in(tree: Any, prefix: str = "") -> list[tuple[str, float]]:
     return [(prefix.rstrip("."), tree)] if isinstance(tree, float) else []
 
 
-def dump(config: Config, path: str | Path) -> None:
-    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+def dump(config: Any, path: str | Path) -> None:
+    Path(path).write_text(yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))

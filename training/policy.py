@@ -90,25 +90,25 @@ class PolicyInfo:
             shapes[f"{head}.weight"], shapes[f"{head}.bias"] = (outputs, width), (outputs,)
         return shapes
 
-    def describe(self) -> str:
-        return f"{self.game} with options {self.options}"
-
     def check_game(self, game: Game, path: str | Path) -> None:
         """Refuse a policy trained for another game, or for options that change its spaces."""
         if self.game != game.name:
-            raise PolicyFileError(f"{path} holds a policy for {self.describe()}; it cannot play {game.name}")
+            raise PolicyFileError(f"{path} holds a policy for {self.game}; it cannot play {game.name}")
         if (self.observation_size, self.num_actions) != (game.observation_size, game.num_actions):
+            changed = {k: v for k, v in game.options.items() if self.options.get(k) != v}
+            which = f"{game.name} with {changed}" if changed else \
+                f"{game.name} (whose observation layout changed since the policy was trained)"
             raise PolicyFileError(
-                f"{path} holds a policy for {self.describe()} (observation ({self.observation_size},), "
-                f"{self.num_actions} actions); {game!r} has observation ({game.observation_size},) and "
-                f"{game.num_actions} actions")
+                f"{path} holds a {self.game} policy for observations of size {self.observation_size} and "
+                f"{self.num_actions} actions; {which} has {game.observation_size} and {game.num_actions}")
 
 
 class MLPPolicy:
     """The actor-critic MLP in numpy: action logits and state values, one observation or a batch.
 
     One observation (a 1-D array) runs through buffers allocated once, so an agent's decision allocates
-    almost nothing; a batch (a 2-D array, one observation per row) is one matrix product per layer.
+    almost nothing (and one object must not be shared between threads); a batch (a 2-D array, one
+    observation per row) is one matrix product per layer.
     """
 
     def __init__(self, weights: Mapping[str, np.ndarray], info: PolicyInfo):

@@ -93,14 +93,15 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path, title: str) -
     plt.close(fig)
 
 
-def next_steps(game: str, run_dir: Path, policy: Path, steps: int, done: bool) -> list[tuple[str, str]]:
-    """What to run after a training run, with its actual paths: (what, shell command) pairs."""
+def next_steps(game: str, run_dir: Path, policy: Path, steps: int, finished: bool) -> list[tuple[str, str]]:
+    """What to run after a training run, with its actual paths: (what, shell command) pairs. A run that
+    reached its ``total_timesteps`` (``finished``) is extended by raising it; any other just continues."""
     run, agent = shlex.quote(str(run_dir)), shlex.quote(str(policy))
     others = "random heuristic" + (" pretrained" if (PRETRAINED_DIR / f"{game}{SUFFIX}").is_file() else "")
-    extend = f" --set total_timesteps={2 * steps}" if done else ""
+    extend = f" --set total_timesteps={2 * steps}" if finished else ""
     return [("play against it", f"python -m training.play {game} --opponent {agent}"),
             ("evaluate it", f"python -m training.evaluate {game} {agent} {others} --games 400"),
-            ("train it further" if done else "continue it", f"python -m training.train --resume {run}{extend}"),
+            ("train it further" if finished else "continue it", f"python -m training.train --resume {run}{extend}"),
             ("TensorBoard", f"tensorboard --logdir {shlex.quote(str(run_dir / 'tb'))}")]
 
 
@@ -113,7 +114,7 @@ def write_report(run_dir: Path, config: dict[str, Any], history: list[dict[str, 
     lines = [f"# Training report: {config['name']}", "",
              f"Game `{config['game']}` with options `{config['game_options'] or {}}`; "
              f"{facts['num_timesteps']:,} environment steps in {facts['minutes']:.1f} minutes "
-             f"({facts['steps_per_second']:.0f} steps/s, {facts['n_envs']} envs). {facts['status']}", ""]
+             f"({facts['steps_per_second']:.0f} PPO steps/s, {facts['n_envs']} envs). {facts['status']}", ""]
     if final:
         games = final[0]["games"]
         lines += [f"## Final evaluation ({games} seat-balanced games per opponent, deterministic policy)", "",
@@ -130,18 +131,20 @@ def write_report(run_dir: Path, config: dict[str, Any], history: list[dict[str, 
     if history:
         opponents = list(dict.fromkeys(r["opponent"] for r in history))
         lines += ["## Learning curve", "", "![learning curve](learning_curve.png)", "",
-                  "Win rate (margin per round) at each periodic evaluation:", "",
-                  "| Step | " + " | ".join(f"vs {o}" for o in opponents) + " |",
-                  "|---|" + "---|" * len(opponents)]
+                  "Win rate (margin per round) at each evaluation; each plays the first games of the same "
+                  "seeded deals, so rows with more games also cover other deals:", "",
+                  "| Step | Games | " + " | ".join(f"vs {o}" for o in opponents) + " |",
+                  "|---|---|" + "---|" * len(opponents)]
         for step in sorted({r["step"] for r in history}):
+            records = [r for r in history if r["step"] == step]
             cells = [f"{100 * r['win_rate']:.0f}%" + ("" if r["margin"] is None else f" ({r['margin']:+.1f})")
-                     for r in history if r["step"] == step]
-            lines.append(f"| {step:,} | " + " | ".join(cells) + " |")
+                     for r in records]
+            lines.append(f"| {step:,} | {records[0]['games']} | " + " | ".join(cells) + " |")
         lines.append("")
     lines += ["## Files", "", f"- run folder: `{run_dir}`", f"- policy: `{facts['policy']}`",
               f"- checkpoints: `{run_dir / 'checkpoints'}`", "", "## Next", ""]
     lines += [f"- {what}: `{command}`" for what, command in
-              next_steps(config["game"], run_dir, facts["policy"], facts["num_timesteps"], facts["done"])]
+              next_steps(config["game"], run_dir, facts["policy"], facts["num_timesteps"], facts["finished"])]
     lines += ["", "## Config", "", "```yaml", yaml.safe_dump(config, sort_keys=False).rstrip(), "```", ""]
     path = run_dir / "report.md"
     path.write_text("\n".join(lines))

@@ -16,10 +16,20 @@ Here the learner owns exactly one seat per episode:
 * Opponents receive exactly ``env.observe(their seat)`` — their own observation vector and mask, never
   the engine state — so they cannot see the learner's hidden information.
 * ``action_masks()`` is the learner's legal-action mask as bool, for sb3-contrib's ``MaskablePPO``.
+* ``info["action_mask"]`` is the same as int8 (PettingZoo's convention) after ``reset()`` and every
+  ``step()``; both are all zeros once the episode is over.
+* An illegal action (its mask entry is 0) follows PettingZoo's illegal-move convention: nothing is
+  played, the episode ends with reward -1 and ``terminated=True``, and ``info`` says so (``illegal_action``,
+  ``reason``). An action outside the action space is no move at all and raises ``ValueError``.
+* ``import envs`` registers this env with Gymnasium as ``tabletop/<game>-v0`` (:func:`single_seat_env`):
+  ``gymnasium.make("tabletop/lost_cities-v0", opponent="heuristic", seat="random", **game_options)``.
+  Render modes ``ansi`` and ``human``: the table as the learner's seat sees it.
 """
 
 from __future__ import annotations
 
+import operator
+import os
 import signal
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -30,20 +40,26 @@ import numpy as np
 import envs
 from envs.core.match import score_margins
 
-from .opponents import OpponentMix, Weights
+from .opponents import SELF, OpponentMix, Weights
 
 MAX_RESETS = 100  # deals in a row that end before the learner's first decision: surely a bug
+ILLEGAL_REWARD = -1.0  # PettingZoo's illegal-move convention (TerminateIllegalWrapper(illegal_reward=-1))
 
 
 class SingleSeatEnv(gym.Env):
     """One seat of ``game`` for the learner; the other seats are played inside ``step()``."""
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, game: str, game_options: Mapping[str, Any] | None = None,
                  opponents: Mapping[str, float] | None = None, seat: int | str = "random",
                  network: Mapping[str, Any] | None = None, snapshot_deterministic: bool = False,
-                 margin_reward: float = 0.0):
+                 margin_reward: float = 0.0, render_mode: str | None = None):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not supported; use one of "
+                             f"{self.metadata['render_modes']} or None (the learner's view as text; the "
+                             "PettingZoo env's rgb_array picture shows every hand)")
+        self.render_mode = render_mode
         self.aec = envs.make(game, wrapped=False, **dict(game_options or {}))
         self.game = self.aec.game
         n = self.game.num_players
@@ -58,12 +74,14 @@ class SingleSeatEnv(gym.Env):
         self.seat = 0
         self.learner = first
         self.seated: dict[str, tuple[str, Any]] = {}
+        self.forfeited = False  # the learner ended the episode with an illegal action
 
     # ----------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         if seed is not None:
             self.opponents.reseed(self.np_random)
+        self.forfeited = False
         for _ in range(MAX_RESETS):
             n = self.game.num_players
             self.seat = int(self.np_random.integers(n)) if self.seat_choice == "random" else self.seat_choice
@@ -73,17 +91,22 @@ class SingleSeatEnv(gym.Env):
             self.aec.reset(seed=int(self.np_random.integers(2**63)))
             self._play_opponents()
             if not self._over():
-                return self._observation(), {"seat": self.seat}
+                self._render_human()
+                return self._observation(), {"seat": self.seat, "action_mask": self._mask()}
         raise RuntimeError(f"{MAX_RESETS} games of {self.game.name} in a row ended before seat {self.seat} "
                            "had a decision")
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self._over():
             raise RuntimeError("step() called after the episode ended; call reset()")
-        self.aec.step(int(action))  # an illegal action raises ValueError: masks must be honoured
+        action = self._in_action_space(action)
+        if not self.aec.infos[self.learner]["action_mask"][action]:
+            return self._forfeit(action)
+        self.aec.step(action)
         self._play_opponents()
+        self._render_human()
         if not self._over():
-            return self._observation(), 0.0, False, False, {}
+            return self._observation(), 0.0, False, False, {"action_mask": self._mask()}
         learner, info = self.learner, self._end_info()
         reward = float(self.aec.rewards[learner])
         if self.margin_reward and self.aec.terminations[learner]:
@@ -92,7 +115,20 @@ class SingleSeatEnv(gym.Env):
                 bool(self.aec.truncations[learner]), info)
 
     def action_masks(self) -> np.ndarray:
-        return self.aec.observe(self.learner)["action_mask"].astype(bool)
+        """The learner's legal actions as bool (all False once the episode is over)."""
+        return self._mask().astype(bool)
+
+    def render(self) -> str | None:
+        """The table as the learner's seat sees it (``State.render_text(viewer=seat)``)."""
+        if self.render_mode is None:
+            raise ValueError("render() needs a render_mode: gymnasium.make(..., render_mode='ansi' or 'human')")
+        if self.aec.game_state is None:
+            raise ValueError("render() was called before reset()")
+        text = self.aec.game_state.render_text(viewer=self.seat)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
 
     # ----------------------------------------------------------------- called from the training process
     def set_pool(self, pool: list[Weights]) -> None:
@@ -101,7 +137,38 @@ class SingleSeatEnv(gym.Env):
 
     # ----------------------------------------------------------------- internals
     def _over(self) -> bool:
-        return self.aec.terminations[self.learner] or self.aec.truncations[self.learner]
+        return self.forfeited or self.aec.terminations[self.learner] or self.aec.truncations[self.learner]
+
+    def _in_action_space(self, action: Any) -> int:
+        """``action`` as an int; anything outside the action space is no move at all but a bug of the caller.
+        (What ``action_space.contains`` checks, at a tenth of its cost: this runs at every step.)"""
+        try:
+            index = operator.index(action)  # ints, numpy integers; not floats, strings or 1-element arrays
+        except TypeError:
+            index = -1
+        if isinstance(action, bool) or not 0 <= index < self.game.num_actions:
+            raise ValueError(f"action {action!r} is not in the action space {self.action_space} of "
+                             f"{self.game.name}")
+        return index
+
+    def _mask(self) -> np.ndarray:
+        """A fresh int8 copy of the learner's mask: callers keep and may modify what they are given."""
+        if self.forfeited:
+            return np.zeros(self.game.num_actions, np.int8)
+        return self.aec.infos[self.learner]["action_mask"].copy()
+
+    def _forfeit(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """PettingZoo's illegal-move convention: nothing is played; the episode ends with -1 for the learner."""
+        state = self.aec.game_state
+        reason = (f"action {action} ({state.action_to_string(action)}) is illegal for seat {self.seat} in phase "
+                  f"{state.phase!r}: the episode ends with reward {ILLEGAL_REWARD}")
+        self.forfeited = True
+        info = {**self._end_info(), "illegal_action": True, "reason": reason}
+        return self._observation(), ILLEGAL_REWARD, True, False, info
+
+    def _render_human(self) -> None:
+        if self.render_mode == "human":
+            self.render()
 
     def _observation(self) -> np.ndarray:
         return self.aec.observe(self.learner)["observation"]
@@ -114,8 +181,9 @@ class SingleSeatEnv(gym.Env):
             aec.step(agent.act(seat_view["observation"], seat_view["action_mask"]))
 
     def _end_info(self) -> dict[str, Any]:
-        """Seat, opponents and the score margin (own score minus the mean of the others')."""
-        info = {"seat": self.seat, "opponents": [name for name, _ in self.seated.values()]}
+        """Seat, opponents, the (all-zero) mask and the score margin (own score minus the mean of the others')."""
+        info = {"seat": self.seat, "opponents": [name for name, _ in self.seated.values()],
+                "action_mask": self._mask()}
         scores = self.aec.infos[self.learner].get("scores")
         if scores is not None:
             info.update(scores=list(scores), margin=float(score_margins(scores)[self.seat]))
@@ -135,3 +203,24 @@ def env_factory(in_worker: bool = False, **kwargs: Any) -> Callable[[], SingleSe
         return SingleSeatEnv(**kwargs)
 
     return make
+
+
+def single_seat_env(game: str, opponent: str | os.PathLike | Mapping[str, float] = "random",
+                    seat: int | str = "random", render_mode: str | None = None, **game_options: Any) -> SingleSeatEnv:
+    """What ``gymnasium.make("tabletop/<game>-v0", ...)`` builds (``import envs`` registers the ids).
+
+    ``opponent`` plays every other seat: ``"random"``, ``"heuristic"``, ``"pretrained"``, the path of a
+    policy file / checkpoint / run directory (see :func:`training.agents.load_agent`), or a weighted mix of
+    those, ``{"heuristic": 3, "random": 1}`` (drawn per seat and episode). ``seat`` is the learner's seat,
+    ``"random"`` (drawn per episode) or a number; every other keyword is an option of the game. All of it is
+    checked (and every opponent loaded) here, so a mistake fails at ``gymnasium.make`` with a message.
+    """
+    mix = dict(opponent) if isinstance(opponent, Mapping) else {opponent: 1.0}
+    mix = {os.fspath(spec) if isinstance(spec, os.PathLike) else spec: weight for spec, weight in mix.items()}
+    if not all(isinstance(spec, str) for spec in mix):
+        raise ValueError(f"opponent={opponent!r}: expected an agent spec ('random', 'heuristic', 'pretrained' "
+                         "or a policy path) or a mapping of specs to weights")
+    if SELF in mix:
+        raise ValueError(f"opponent '{SELF}' (snapshots of the learner) exists only inside training.train; "
+                         "use 'random', 'heuristic', 'pretrained' or a policy path")
+    return SingleSeatEnv(game, game_options, opponents=mix, seat=seat, render_mode=render_mode)

@@ -24,6 +24,18 @@ class SparseRows:
         self._counts: list[np.ndarray] = [np.zeros(0, np.int64)]  # nonzeros per row
         self._csr: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
+    @classmethod
+    def join(cls, parts: list[SparseRows]) -> SparseRows:
+        """The rows of ``parts`` one after the other (e.g. the chunks of games played by worker processes)."""
+        joined = cls(parts[0].width)
+        for part in parts:
+            if part.width != joined.width:
+                raise ValueError(f"cannot join rows of {part.width} values to rows of {joined.width}")
+            joined._columns += part._columns
+            joined._values += part._values
+            joined._counts += part._counts
+        return joined
+
     def extend(self, block: np.ndarray) -> None:
         """Append the rows of the 2-D array ``block`` (e.g. the observations of one game)."""
         block = np.asarray(block, dtype=np.float32)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
@@ -190,11 +191,14 @@ class Trainer:
 
     def warm_start(self, model: MaskablePPO) -> None:
         c, w = self.config, self.config.warm_start
+        began = time.monotonic()
         say(f"warm start: imitating {w.teacher} in {w.games} games ...", None)
-        data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward)
+        data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward,
+                             workers=w.workers or os.cpu_count() or 1, progress=c.progress_bar)
         fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed)
         self.warm_start_facts = (f"Warm start: imitated `{w.teacher}` on {fit['decisions']:,} decisions "
-                                 f"({w.games} games, {w.epochs} epochs); agreement {100 * fit['agreement']:.1f}%.")
+                                 f"({w.games} games, {w.epochs} epochs, {(time.monotonic() - began) / 60:.1f} min); "
+                                 f"agreement {100 * fit['agreement']:.1f}%.")
         say(self.warm_start_facts, None)
 
     def load_init_policy(self) -> MLPPolicy:
@@ -292,10 +296,12 @@ class Trainer:
                 self.last["snapshot"] = start
             venv.env_method("set_pool", self.pool.snapshots)
             loop = TrainingLoop(self)
+            learn_started = time.monotonic()
             with stop_on_signals(loop):
                 # Even with nothing left to train, learn() sets up the logger the final evaluation writes to.
                 model.learn(max(0, c.total_timesteps - start), callback=loop, tb_log_name="ppo",
                             reset_num_timesteps=resumed is None)
+            learn_seconds = time.monotonic() - learn_started
             stopped = loop.stop_reason
             # An interrupted rollout was never learned from: save the state of its start instead (or of
             # the start of training, if the signal came before the first rollout).
@@ -312,10 +318,10 @@ class Trainer:
         minutes = self.minutes()
         status = {None: "Training completed.", "max_minutes": f"Stopped by max_minutes={c.max_minutes}."}.get(
             stopped, f"Interrupted ({stopped}); continue with --resume.")
-        run_minutes = (time.monotonic() - self.started) / 60
-        facts = {"num_timesteps": step, "minutes": minutes, "n_envs": c.num_envs, "done": done,
+        facts = {"num_timesteps": step, "minutes": minutes, "n_envs": c.num_envs,
+                 "finished": done and step >= c.total_timesteps,  # else --resume continues it
                  "status": f"{status} {self.warm_start_facts}".strip(),
-                 "steps_per_second": (step - start) / max(run_minutes * 60, 1e-9),
+                 "steps_per_second": (step - start) / max(learn_seconds, 1e-9),  # PPO and its evaluations
                  "policy": run_dir / ("policy.safetensors" if done else f"checkpoints/step_{step:012d}.safetensors")}
         report = write_report(run_dir, c.to_dict(), self.history, final, facts)
         return {"report": report, "final": final, "stopped": stopped, **facts}
@@ -454,11 +460,12 @@ def main(argv: list[str] | None = None) -> int:
     dump(config, run_dir / "config.yaml")  # on --resume: with the changed total_timesteps, max_minutes, …
     result = trainer.run(run_dir)
     print(f"\n{config.name}: {result['status']} {result['num_timesteps']:,} steps in "
-          f"{result['minutes']:.1f} min ({result['steps_per_second']:.0f} steps/s).")
+          f"{result['minutes']:.1f} min ({result['steps_per_second']:.0f} PPO steps/s).")
     for record in result["final"]:
         print("  " + describe(record))
     print(f"Run folder: {run_dir}\nReport: {result['report']}\n\nNext:")
-    for what, command in next_steps(config.game, run_dir, result["policy"], result["num_timesteps"], result["done"]):
+    for what, command in next_steps(config.game, run_dir, result["policy"], result["num_timesteps"],
+                                    result["finished"]):
         print(f"  {what + ':':<22} {command}")
     return 130 if result["stopped"] not in (None, "max_minutes") else 0  # 130: the shell's "interrupted"
 

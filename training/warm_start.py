@@ -6,17 +6,22 @@ fresh run may first play ``games`` teacher-vs-teacher games, record every decisi
 fit the policy to the actions (cross-entropy over the legal actions) and the value head to the rewards.
 PPO then starts from about the teacher's level, with a value function that already means something.
 The teacher sees what any agent sees — ``env.observe(its seat)`` — so nothing hidden is imitated.
-Observations are stored sparse (:class:`~training.sparse_rows.SparseRows`): dense, the decisions of a few
-thousand games of a game with a large observation would not fit in memory.
+
+Playing the teacher's games costs most of a warm start, so they are played in chunks of ``CHUNK`` games
+spread over ``workers`` processes. Chunk c has its own seed ``(seed, 1, c)``: the data do not depend on
+how many processes played them. Observations are stored sparse (:class:`~training.sparse_rows.SparseRows`):
+dense, the decisions of a few thousand games of a game with a large observation would not fit in memory.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import multiprocessing
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from tqdm import tqdm
 
 import envs
 from envs.core.match import score_margins
@@ -24,13 +29,43 @@ from envs.core.match import score_margins
 from .agents import load_agent
 from .sparse_rows import SparseRows
 
+if TYPE_CHECKING:  # torch is imported by the fit only: the processes playing teacher games need numpy alone
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+CHUNK = 200  # teacher games per task
+
 
 def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed: int,
-                  margin_reward: float = 0.0) -> dict[str, Any]:
+                  margin_reward: float = 0.0, workers: int = 1, progress: bool = False) -> dict[str, Any]:
     """Every decision of ``games`` teacher-vs-teacher games: observations (``SparseRows``), masks, actions,
     final rewards (arrays)."""
+    tasks = [(game, game_options, teacher, min(CHUNK, games - start), [seed, 1, c], margin_reward)
+             for c, start in enumerate(range(0, games, CHUNK))]
+    parts = []
+    with tqdm(total=games, unit="game", desc=f"{teacher} games", disable=not progress, mininterval=1) as bar:
+        for task, part in zip(tasks, _map(_play_chunk, tasks, workers), strict=True):
+            parts.append(part)
+            bar.update(task[3])
+    data = {k: np.concatenate([part[k] for part in parts]) for k in parts[0] if k != "obs"}
+    data["obs"] = SparseRows.join([part["obs"] for part in parts])
+    return data
+
+
+def _map(function: Any, tasks: list[tuple], workers: int) -> Iterator[Any]:
+    """``function(*task)`` for every task, in order; in a pool of processes when there are several."""
+    if workers < 2 or len(tasks) < 2:
+        yield from (function(*task) for task in tasks)
+        return
+    context = multiprocessing.get_context("forkserver")  # as SubprocVecEnv: no fork of a threaded process
+    with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=context) as pool:
+        yield from pool.map(function, *zip(*tasks, strict=True))
+
+
+def _play_chunk(game: str, game_options: dict, teacher: str, games: int, seed: list[int],
+                margin_reward: float) -> dict[str, Any]:
     env = envs.make(game, wrapped=False, **game_options)
-    rng = np.random.default_rng([seed, 1])
+    rng = np.random.default_rng(seed)
     agents = [load_agent(teacher, env.game, seed=int(rng.integers(2**63))) for _ in env.possible_agents]
     seat = env.agent_name_mapping
     obs = SparseRows(env.observation_space(env.possible_agents[0])["observation"].shape[0])
@@ -62,25 +97,41 @@ def imitate(policy: MaskableActorCriticPolicy, data: dict[str, Any], epochs: int
 
     Returns the number of decisions and the agreement: how often the policy's arg-max is the teacher's action.
     """
+    import torch
+
     generator = torch.Generator().manual_seed(seed)
     tensors = {k: torch.as_tensor(v) for k, v in data.items() if k != "obs"}
     n = len(tensors["actions"])
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)  # PPO's own optimizer stays fresh
+    # The learning rate decays linearly to 0 over the fit: on 6,000 Lost Cities games this raised the
+    # imitation's win rate against its teacher from 39% to 43% at the same cost.
+    steps = max(1, epochs * -(-n // batch_size))
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda i: 1 - i / steps)
     policy.set_training_mode(True)
     for _ in range(epochs):
         for batch in torch.randperm(n, generator=generator).split(batch_size):
-            obs = torch.as_tensor(data["obs"][batch.numpy()])
-            dist = policy.get_distribution(obs, action_masks=tensors["masks"][batch].numpy())
-            policy_loss = -dist.log_prob(tensors["actions"][batch]).mean()
-            values = policy.predict_values(obs).flatten()
+            logits, values = _masked_logits_and_values(policy, torch.as_tensor(data["obs"][batch.numpy()]),
+                                                       tensors["masks"][batch])
+            policy_loss = torch.nn.functional.cross_entropy(logits, tensors["actions"][batch])
             value_loss = torch.nn.functional.mse_loss(values, tensors["rewards"][batch])
             optimizer.zero_grad()
             (policy_loss + vf_coef * value_loss).backward()
             optimizer.step()
+            schedule.step()
     policy.set_training_mode(False)
     with torch.no_grad():
         sample = torch.randperm(n, generator=generator)[:20_000]
-        obs = torch.as_tensor(data["obs"][sample.numpy()])
-        dist = policy.get_distribution(obs, action_masks=tensors["masks"][sample].numpy())
-        agree = (dist.distribution.logits.argmax(1) == tensors["actions"][sample]).float().mean()
+        logits, _ = _masked_logits_and_values(policy, torch.as_tensor(data["obs"][sample.numpy()]),
+                                                  tensors["masks"][sample])
+        agree = (logits.argmax(1) == tensors["actions"][sample]).float().mean()
     return {"decisions": n, "agreement": float(agree)}
+
+
+def _masked_logits_and_values(policy: MaskableActorCriticPolicy, obs: torch.Tensor, masks: torch.Tensor,
+                              ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Action logits with illegal actions at -inf (cross-entropy over the legal ones, as the masked
+    distribution computes it) and state values, in one pass through the shared features: building
+    sb3's masked distribution per batch costs several times the network itself."""
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+    logits = policy.action_net(latent_pi).masked_fill(~masks, float("-inf"))
+    return logits, policy.value_net(latent_vf).flatten()
