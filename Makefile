@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 
 ## Run the whole test suite (what CI runs).
 test: setup
-	@$(PY) -m pytest -q; status=$$?; \
+	@$(PY) -m pytest -q -n auto; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: the suite is broken" >&2; fi; \
 	exit $$status
 	@$(MAKE) --no-print-directory test-rllib
