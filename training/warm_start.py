@@ -20,10 +20,9 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from tabletop_rl import envs
+from tabletop_rl.envs.core.match import score_margins
 from tqdm import tqdm
-
-import envs
-from envs.core.match import score_margins
 
 from .agents import load_agent
 

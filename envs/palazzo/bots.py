@@ -19,9 +19,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-
-from envs.core.agents import legal_actions
-from envs.core.game import Game
+from tabletop_rl.envs.core.agents import legal_actions
+from tabletop_rl.envs.core.game import Game
 
 from .game import (
     ACTION,
