@@ -34,7 +34,7 @@ bench: setup
 	$(PY) benchmarks/throughput.py
 
 lint: setup
-	$(PY) -m ruff check envs training tests benchmarks
+	$(PY) -m ruff check envs training tests benchmarks examples tabletop_rl
 
 ## Removes the virtual environment and caches; never runs/ (your trained agents and reports).
 clean:

@@ -1,4 +1,5 @@
-"""Training throughput: RLlib (tabletop_rl.training.rllib) with 1 and 2 env runners against the SB3 pipeline (tabletop_rl.training.train).
+"""Training throughput: RLlib (tabletop_rl.training.rllib) with 1 and 2 env runners against the SB3 pipeline
+(tabletop_rl.training.train).
 
     python benchmarks/rllib_throughput.py [--game lost_cities] [--iterations 5] [--repeats 2]
 
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import ray
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
+
 from tabletop_rl import envs
 from tabletop_rl.training import rllib, train
 from tabletop_rl.training.config import load_config

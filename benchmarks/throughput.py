@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 from pettingzoo.classic import connect_four_v3
+
 from tabletop_rl import envs
 
 

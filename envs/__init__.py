@@ -1,8 +1,10 @@
 """tabletop-rl environments: faithful rules engines as PettingZoo AEC environments.
 
+This folder is the package ``tabletop_rl.envs`` (``tabletop_rl.make`` is its ``make``):
+
 >>> import tabletop_rl
->>> env = tabletop_rl.envs.make("lost_cities")          # wrapped, PettingZoo conventions
->>> raw = tabletop_rl.envs.make("lost_cities", wrapped=False, n_colours=6)
+>>> env = tabletop_rl.make("lost_cities")          # wrapped, PettingZoo conventions
+>>> raw = tabletop_rl.make("lost_cities", wrapped=False, n_colours=6)
 
 ``import tabletop_rl`` also registers ``pettingzoo.make("aec", "tabletop/<game>-v0")`` and the single-agent
 ``gymnasium.make("tabletop/<game>-v0", opponent="heuristic")`` (one seat against built-in opponents).
@@ -11,6 +13,10 @@
 from __future__ import annotations
 
 from typing import Any
+
+if __name__ != "tabletop_rl.envs":  # a second copy under another name would have its own registry and classes
+    raise ImportError(f"import tabletop_rl (or tabletop_rl.envs), not {__name__}: this folder is the package "
+                      "tabletop_rl.envs")
 
 from .core.game import TERMINAL, Game, State
 from .core.registry import game_class, game_module, list_games, register
@@ -46,8 +52,9 @@ def _register_with_gymnasium() -> None:
 
     for name in list_games():
         env_id = f"tabletop/{name}-v0"
-        if env_id not in gymnasium.registry:  # importing envs twice (another path) must not warn
-            gymnasium.register(env_id, entry_point="tabletop_rl.training.single_seat:single_seat_env", kwargs={"game": name})
+        if env_id not in gymnasium.registry:  # a reload must not warn
+            gymnasium.register(env_id, entry_point="tabletop_rl.training.single_seat:single_seat_env",
+                               kwargs={"game": name})
 
 
 _register_with_pettingzoo()

@@ -21,7 +21,8 @@ import ray
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from tabletop_rl import envs
+
+import tabletop_rl
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training.agents import load_agent
 from tabletop_rl.training.rllib import export_learner, read_config
@@ -62,7 +63,7 @@ def main(iterations: int = 2, out: Path = Path("runs/rllib_quickstart")) -> floa
         if owns_ray:
             ray.shutdown()
 
-    env = envs.make(run.game, wrapped=False)
+    env = tabletop_rl.make(run.game, wrapped=False)
     me, bot = load_agent(str(out / "policy.safetensors"), env.game), load_agent("heuristic", env.game, seed=0)
     wins = [play_game(env, [me, bot] if g % 2 == 0 else [bot, me], seed=g // 2)[0][g % 2] > 0 for g in range(20)]
     print(f"{out / 'policy.safetensors'}: won {np.mean(wins):.0%} of 20 games against the heuristic "

@@ -21,7 +21,8 @@ import sys
 import gymnasium
 import torch
 from sb3_contrib import MaskablePPO
-from tabletop_rl import envs  # noqa: F401  (registers the tabletop/<game>-v0 ids with Gymnasium)
+
+import tabletop_rl  # noqa: F401  (registers the tabletop/<game>-v0 ids with Gymnasium)
 
 
 def evaluate(model: MaskablePPO | None, episodes: int, seed: int) -> float:

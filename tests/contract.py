@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pettingzoo
 from pettingzoo.test import api_test, render_test, seed_test
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import Agent, RandomAgent
 from tabletop_rl.envs.core.game import TERMINAL, Game, State
@@ -407,7 +408,7 @@ def check_bad_input(state: State) -> list[str]:
 
 # ===================================================================== PettingZoo adapter
 def check_registry(game_class: type[Game], raw_env_fn: Callable[..., Any], **options: Any) -> Any:
-    """``tabletop_rl.envs.make`` / ``tabletop_rl.envs.game_class`` / ``pettingzoo.make`` all give this game under ``options``.
+    """``tabletop_rl.make`` / ``tabletop_rl.game_class`` / ``pettingzoo.make`` all give this game under ``options``.
 
     Returns ``tabletop_rl.envs.make(name, wrapped=False, render_mode="ansi", **options)`` for game-specific checks."""
     name = game_class.name

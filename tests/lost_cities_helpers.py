@@ -13,6 +13,7 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
+
 from tabletop_rl.envs.core.game import State
 from tabletop_rl.envs.lost_cities import Game
 

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+
 from tabletop_rl.envs.core.game import TERMINAL, State
 from tabletop_rl.envs.palazzo import Game
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
 from tabletop_rl.envs.core.game import Game
 from tabletop_rl.training.policy import PolicyInfo, save_policy
 
@@ -37,6 +38,7 @@ def seeded_torch_policy(game: Game | PolicyInfo, seed: int = 0, **net):
     import torch
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
     from tabletop_rl.training.train import ACTIVATIONS
 
     net = network(**net)

@@ -3,6 +3,7 @@ import zlib
 
 import numpy as np
 import pytest
+
 from tabletop_rl.envs.core.canvas import _GLYPHS, _UNKNOWN, GLYPH_H, GLYPH_W, Canvas, _glyph, save_png
 
 BG = (24, 96, 48)

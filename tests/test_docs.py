@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.options import markdown_table
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tabletop_rl.envs.lost_cities import env, raw_env
 
 

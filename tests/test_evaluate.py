@@ -1,4 +1,5 @@
-"""``python -m tabletop_rl.training.evaluate``: seat balance, determinism, statistics, ratings and the written outputs."""
+"""``python -m tabletop_rl.training.evaluate``: seat balance, determinism, statistics, ratings and the written
+outputs."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core import options as opt
 from tabletop_rl.envs.core import registry
@@ -30,7 +32,6 @@ from tabletop_rl.training.evaluate import (
     tournament,
     wilson,
 )
-
 from tests.policy_helpers import random_policy_file
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import builtin_agent
 from tabletop_rl.envs.five_towers import Game, HeuristicAgent
-
 from tests.contract import bot_against_random
 from tests.five_towers_helpers import CANDY, SAND, SCARY, TREE, build, kind
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.five_towers import Game, State, env, raw_env
-
 from tests.contract import (
     assert_matches_golden,
     check_bad_input,

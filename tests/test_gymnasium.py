@@ -16,10 +16,10 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.registry import game_module
 from tabletop_rl.training.policy import PolicyAgent, PolicyFileError
-
 from tests.policy_helpers import random_policy_file
 
 ROOT = Path(__file__).parent.parent
@@ -213,7 +213,7 @@ sys.meta_path.insert(0, NoTorch())
 import gymnasium
 
 for opponent in ["random", "heuristic", "pretrained", sys.argv[1]]:
-    # the module prefix imports envs, which registers the ids: no import needed before make()
+    # the module prefix imports tabletop_rl, which registers the ids: no import needed before make()
     env = gymnasium.make("tabletop_rl:tabletop/lost_cities-v0", opponent=opponent)
     env.action_space.seed(0)
     _, info = env.reset(seed=0)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.lost_cities import Game, State, env, raw_env
 from tabletop_rl.envs.lost_cities.game import CARD_STEP, COLOUR_NAMES, DRAW_STEP
-
 from tests.contract import (
     assert_matches_golden,
     check_bad_input,

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.game import State
 

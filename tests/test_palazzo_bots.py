@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent, builtin_agent
 from tabletop_rl.envs.core.match import first_place_shares, play_game, score_margins
 from tabletop_rl.envs.palazzo import Game, HeuristicAgent
-
 from tests.palazzo_helpers import RIDER, build, card, dest, play
 
 

@@ -13,11 +13,11 @@ import itertools
 
 import numpy as np
 import pytest
+
 from tabletop_rl.envs.core.game import TERMINAL
 from tabletop_rl.envs.palazzo import Game
 from tabletop_rl.envs.palazzo.game import FLOOR, MATERIAL, WINDOWS, palace_score
 from tabletop_rl.envs.palazzo.payments import best_pay, legal_units, reach
-
 from tests.palazzo_helpers import (
     AUCTION,
     BUY,

@@ -6,6 +6,7 @@ import io
 import re
 
 import pytest
+
 from tabletop_rl.envs.lost_cities import State as LostCitiesState
 from tabletop_rl.training.play import main, outcome, play
 

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 import torch
 from safetensors.numpy import save as safetensors_bytes
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training import evaluate, play
@@ -34,7 +35,6 @@ from tabletop_rl.training.policy import (
     load_policy,
     policy_file_bytes,
 )
-
 from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
 
 ROOT = Path(__file__).parent.parent

@@ -1,4 +1,5 @@
-"""RLlib training (tabletop_rl.training.rllib): the multi-agent env, the seating, the modules, the export and a real run.
+"""RLlib training (tabletop_rl.training.rllib): the multi-agent env, the seating, the modules, the export and a real
+run.
 
 Needs ``pip install -e ".[train,dev,rllib]"``; ``make test`` runs this file in its own venv (.venv-rllib),
 because ray[rllib] pins another gymnasium than the main venv's.

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent, builtin_agent
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.envs.torres import Game, HeuristicAgent
-
 from tests.contract import bot_against_random
 from tests.torres_helpers import MOVE_FROM, PLACE_BLOCK, SELECT, build, sq
 

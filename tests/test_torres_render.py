@@ -1,8 +1,8 @@
 """The Torres renderings (envs/torres/render.py): what must be readable on the picture and in the text."""
 
 import numpy as np
-from tabletop_rl.envs.torres import render as r
 
+from tabletop_rl.envs.torres import render as r
 from tests.torres_helpers import build, play
 
 ROWS = ["1K 1 . 2R", ". . . 1", ". 1B . .", ". . . ."]

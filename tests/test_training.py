@@ -9,10 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import tabletop_rl.training.agents
-import tabletop_rl.training.warm_start
 import yaml
 from safetensors import safe_open
+
+import tabletop_rl.training.agents
+import tabletop_rl.training.warm_start
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent
 from tabletop_rl.envs.core.match import play_game
@@ -23,7 +24,6 @@ from tabletop_rl.training.config import load_config
 from tabletop_rl.training.policy import PolicyAgent, PolicyFileError, PolicyInfo, load_policy
 from tabletop_rl.training.single_seat import SingleSeatEnv
 from tabletop_rl.training.warm_start import imitate, teacher_games
-
 from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
 
 train.limit_torch_threads()  # what training does too: more threads thrash on a busy CPU
@@ -253,7 +253,8 @@ def test_train_checkpoint_resume_evaluate(tmp_path, capsys, players, vec_env):
     report = (run / "report.md").read_text()
     assert "| heuristic | 6 |" in report and "Warm start: imitated `heuristic`" in report
     assert f"python -m tabletop_rl.training.train --resume {run} --set total_timesteps=512" in report
-    assert f"python -m tabletop_rl.training.play five_towers --opponent {run / 'policy.safetensors'}" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"python -m tabletop_rl.training.play five_towers --opponent {run / 'policy.safetensors'}" in printed
 
     # A finished run is not trained or evaluated again: --resume says so and how to extend it.
     history = (run / "eval_history.json").read_text()
@@ -286,6 +287,7 @@ def test_random_states_survive_json():
     import random
 
     import torch
+
     from tabletop_rl.training.checkpoint import rng_state, set_rng_state
 
     state = json.loads(json.dumps({**rng_state(), "torch": rng_state()["torch"].tolist()}))
@@ -330,7 +332,8 @@ def test_max_minutes_stops_at_a_boundary_and_still_reports(tmp_path, capsys):
     assert (run / "policy.safetensors").is_file()
     report = (run / "report.md").read_text()
     assert "Stopped by max_minutes" in report and "| random | 6 |" in report
-    assert f"- continue it: `python -m tabletop_rl.training.train --resume {run}`" in report  # not yet at total_timesteps
+    # not yet at total_timesteps
+    assert f"- continue it: `python -m tabletop_rl.training.train --resume {run}`" in report
 
     # Runs never lose work: the same config again gets a folder of its own, and a bad value fails
     # before any folder is made.

@@ -44,6 +44,7 @@ from statistics import fmean
 from typing import Any
 
 import numpy as np
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import Agent
 from tabletop_rl.envs.core.match import first_place_shares, play_game, score_margins
@@ -476,7 +477,8 @@ def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str,
 
 # --------------------------------------------------------------------------- command line
 def main(argv: Sequence[str] | None = None) -> Results:
-    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.evaluate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.evaluate",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("agents", nargs="+", metavar="AGENT",
                         help="agent specs: random, heuristic, pretrained or a policy file / run folder")

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+
 from tabletop_rl.envs.core.agents import Agent
 from tabletop_rl.envs.core.game import Game
 

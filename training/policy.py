@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save as safetensors_bytes
+
 from tabletop_rl.envs.core.game import Game
 
 from .files import atomic_write

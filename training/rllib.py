@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 import yaml
+
 from tabletop_rl import envs
 
 from .agents import SUFFIX, load_agent
@@ -367,8 +368,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     import ray
 
-    # Ray puts this working directory on its workers' sys.path: env runners import `envs` and `training`
-    # from it (on other nodes from the same path, or from an installed copy).
+    # Ray puts this working directory on its workers' sys.path: env runners import `tabletop_rl` from it (a
+    # checkout; on other nodes from the same path), or from an installed copy.
     owns_ray = not ray.is_initialized()  # a caller's Ray (a notebook, the tests) is left running
     if owns_ray:
         try:

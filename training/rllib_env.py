@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
 from tabletop_rl import envs
 
 from .opponents import SELF, check_weights

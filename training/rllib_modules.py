@@ -23,6 +23,7 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
+
 from tabletop_rl import envs
 
 from .agents import load_agent

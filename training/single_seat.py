@@ -36,6 +36,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.match import score_margins
 

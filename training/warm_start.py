@@ -20,9 +20,10 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from tqdm import tqdm
+
 from tabletop_rl import envs
 from tabletop_rl.envs.core.match import score_margins
-from tqdm import tqdm
 
 from .agents import load_agent
 

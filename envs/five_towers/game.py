@@ -18,6 +18,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
+
 from tabletop_rl.envs.core import options as opt
 from tabletop_rl.envs.core.game import TERMINAL
 from tabletop_rl.envs.core.game import Game as BaseGame

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from tabletop_rl.envs.core import options as opt
 from tabletop_rl.envs.core.game import TERMINAL
 from tabletop_rl.envs.core.game import Game as BaseGame

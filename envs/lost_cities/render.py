@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+
 from tabletop_rl.envs.core.canvas import Canvas, LegendItem, legend_height
 from tabletop_rl.envs.core.game import TERMINAL
 

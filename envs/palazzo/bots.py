@@ -19,6 +19,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+
 from tabletop_rl.envs.core.agents import legal_actions
 from tabletop_rl.envs.core.game import Game
 

@@ -20,6 +20,7 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
+
 from tabletop_rl.envs.core import options as opt
 from tabletop_rl.envs.core.game import TERMINAL
 from tabletop_rl.envs.core.game import Game as BaseGame

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from tabletop_rl.envs.core.game import Game
 
 from .board import DIST, EMPTY, KING, NEIGH, SQUARES, Board

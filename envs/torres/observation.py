@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+
 from tabletop_rl.envs.core.layout import Layout
 
 from .board import MAX_CASTLES, SQUARES
