@@ -27,14 +27,14 @@ test: setup
 ## The main job: train the default Lost Cities agent for a few minutes on CPU, evaluate it, print the report.
 ## Each run gets a folder of its own (runs/lost_cities, runs/lost_cities-2, ...): earlier runs are kept.
 train: setup
-	$(PY) -m training.train --config configs/lost_cities.yaml
+	$(PY) -m tabletop_rl.training.train --config configs/lost_cities.yaml
 
 ## Throughput of every game against PettingZoo's connect_four.
 bench: setup
 	$(PY) benchmarks/throughput.py
 
 lint: setup
-	$(PY) -m ruff check envs training tests benchmarks
+	$(PY) -m ruff check envs training tests benchmarks examples tabletop_rl
 
 ## Removes the virtual environment and caches; never runs/ (your trained agents and reports).
 clean:

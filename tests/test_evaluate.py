@@ -1,4 +1,5 @@
-"""``python -m training.evaluate``: seat balance, determinism, statistics, ratings and the written outputs."""
+"""``python -m tabletop_rl.training.evaluate``: seat balance, determinism, statistics, ratings and the written
+outputs."""
 
 from __future__ import annotations
 
@@ -11,17 +12,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-import envs
-from envs.core import options as opt
-from envs.core import registry
-from envs.core.aec import make_env_functions
-from envs.core.game import TERMINAL
-from envs.core.game import Game as BaseGame
-from envs.core.game import State as BaseState
-from envs.core.layout import Layout
-from envs.core.match import first_place_shares
-from tests.policy_helpers import random_policy_file
-from training.evaluate import (
+from tabletop_rl import envs
+from tabletop_rl.envs.core import options as opt
+from tabletop_rl.envs.core import registry
+from tabletop_rl.envs.core.aec import make_env_functions
+from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.core.game import Game as BaseGame
+from tabletop_rl.envs.core.game import State as BaseState
+from tabletop_rl.envs.core.layout import Layout
+from tabletop_rl.envs.core.match import first_place_shares
+from tabletop_rl.training.evaluate import (
     Estimate,
     agent_labels,
     bradley_terry,
@@ -33,6 +33,7 @@ from training.evaluate import (
     tournament,
     wilson,
 )
+from tests.policy_helpers import random_policy_file
 
 
 # --------------------------------------------------------------------------- a tiny n-player game
@@ -117,7 +118,7 @@ class HeuristicAgent:
 
 @pytest.fixture
 def tiny_bid(monkeypatch):
-    """Registers Tiny Bid for one test only, so ``envs.list_games()`` stays clean for other tests."""
+    """Registers Tiny Bid for one test only, so ``tabletop_rl.envs.list_games()`` stays clean for other tests."""
     monkeypatch.setitem(registry._GAMES, "tiny_bid", __name__)
     return "tiny_bid"
 
@@ -288,7 +289,7 @@ def test_command_line(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["lost_cities", "random", "runs/nothing/policy.safetensors", "--out", str(tmp_path)])
     assert capsys.readouterr().err.strip() == \
-        "python -m training.evaluate: error: no such file: runs/nothing/policy.safetensors"
+        "python -m tabletop_rl.training.evaluate: error: no such file: runs/nothing/policy.safetensors"
 
 
 def test_checkpoint_paths_are_agents(tmp_path):

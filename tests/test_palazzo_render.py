@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from envs.core.canvas import legend_height
-from envs.palazzo import Game
-from envs.palazzo import render as r
+from tabletop_rl.envs.core.canvas import legend_height
+from tabletop_rl.envs.palazzo import Game
+from tabletop_rl.envs.palazzo import render as r
 
 
 def has(pixels: np.ndarray, colour) -> bool:

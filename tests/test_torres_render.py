@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from envs.core.canvas import legend_height
-from envs.torres import Game
-from envs.torres import render as r
+from tabletop_rl.envs.core.canvas import legend_height
+from tabletop_rl.envs.torres import Game
+from tabletop_rl.envs.torres import render as r
 from tests.torres_helpers import build, play
 
 ROWS = ["1K 1 . 2R", ". . . 1", ". 1B . .", ". . . ."]

@@ -1,6 +1,6 @@
 """The agent loader shared by training, evaluation and play (numpy only: no torch needed).
 
-``load_agent(spec, game)`` turns a short string into an :class:`~envs.core.agents.Agent`:
+``load_agent(spec, game)`` turns a short string into an :class:`~tabletop_rl.envs.core.agents.Agent`:
 
 ===============  =====================================================================
 spec             agent
@@ -8,11 +8,11 @@ spec             agent
 ``random``       uniform over the legal actions
 ``heuristic``    the game package's ``HeuristicAgent``
 ``pretrained``   the policy shipped in ``training/pretrained/<game>.safetensors``
-a path           a policy file (``.safetensors``) or checkpoint written by ``training.train``, or a run
+a path           a policy file (``.safetensors``) or checkpoint written by ``tabletop_rl.training.train``, or a run
                  directory (its ``policy.safetensors``, else its newest checkpoint)
 ===============  =====================================================================
 
-Policy files are read by :func:`training.policy.load_policy`, which refuses anything but the tabletop-rl
+Policy files are read by :func:`tabletop_rl.training.policy.load_policy`, which refuses anything but the tabletop-rl
 safetensors format (nothing in a file is ever run) and a policy trained for another game or for options
 that change its spaces.
 """
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envs.core.agents import Agent, builtin_agent
-from envs.core.game import Game
+from tabletop_rl.envs.core.agents import Agent, builtin_agent
+from tabletop_rl.envs.core.game import Game
 
 from .policy import PolicyAgent, PolicyFileError, load_policy
 
@@ -51,7 +51,7 @@ def policy_path(spec: str | Path, game: Game) -> Path:
             shipped = sorted(p.stem for p in PRETRAINED_DIR.glob(f"*{SUFFIX}"))
             raise ValueError(f"no pretrained policy is shipped for {game.name} "
                              f"(shipped: {shipped or 'none'}); "
-                             f"train one with: python -m training.train --config configs/{game.name}.yaml")
+                             f"train one with: python -m tabletop_rl.training.train --config configs/{game.name}.yaml")
         return path
     path = Path(spec)
     if not path.exists():
@@ -71,6 +71,6 @@ def load_agent(spec: str, game: Game, seed: int | None = None, deterministic: bo
     except PolicyFileError as error:
         if spec != "pretrained":
             raise
-        raise PolicyFileError(f"{error}; train one with: python -m training.train --config "
+        raise PolicyFileError(f"{error}; train one with: python -m tabletop_rl.training.train --config "
                               f"configs/{game.name}.yaml") from None
     return PolicyAgent(policy, deterministic=deterministic, seed=seed)

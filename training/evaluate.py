@@ -1,9 +1,9 @@
 """Seat-balanced round-robin tournaments between any agents, for any game and player count.
 
-    python -m training.evaluate lost_cities random heuristic runs/lost_cities/policy.safetensors --games 100
-    python -m training.evaluate five_towers random heuristic --players 3 --set final_partial_round=False
+    python -m tabletop_rl.training.evaluate lost_cities random heuristic runs/lost_cities/policy.safetensors --games 100
+    python -m tabletop_rl.training.evaluate five_towers random heuristic --players 3 --set final_partial_round=False
 
-Agents are given as specs for the shared loader (``training.agents.load_agent``): ``random``,
+Agents are given as specs for the shared loader (``tabletop_rl.training.agents.load_agent``): ``random``,
 ``heuristic``, ``pretrained`` or the path of a policy file / checkpoint / run folder.
 
 **Tables and seats.** A *table* is a set of agents that meet: every pair for two players, every
@@ -48,14 +48,14 @@ from typing import Any
 
 import numpy as np
 
-import envs
-from envs.core.agents import Agent
-from envs.core.match import first_place_shares, play_game, score_margins
-from training.agents import SUFFIX, load_agent
-from training.config import apply_override
-from training.files import new_folder
-from training.report import Z95
-from training.report import wilson as wilson_bounds
+from tabletop_rl import envs
+from tabletop_rl.envs.core.agents import Agent
+from tabletop_rl.envs.core.match import first_place_shares, play_game, score_margins
+from tabletop_rl.training.agents import SUFFIX, load_agent
+from tabletop_rl.training.config import apply_override
+from tabletop_rl.training.files import new_folder
+from tabletop_rl.training.report import Z95
+from tabletop_rl.training.report import wilson as wilson_bounds
 
 ELO_BASE, ELO_SCALE = 1500.0, 400.0 / math.log(10)
 
@@ -486,7 +486,8 @@ def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str,
 
 # --------------------------------------------------------------------------- command line
 def main(argv: Sequence[str] | None = None) -> Results:
-    parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.evaluate",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("agents", nargs="+", metavar="AGENT",
                         help="agent specs: random, heuristic, pretrained or a policy file / run folder")

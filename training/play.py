@@ -1,8 +1,8 @@
 """Play any game against any agent in the terminal.
 
-    python -m training.play lost_cities --opponent heuristic
-    python -m training.play lost_cities --opponent runs/lc/policy.safetensors --seat 1 --seed 7 --set rounds=3
-    python -m training.play five_towers --set num_players=3 --opponent heuristic random
+    python -m tabletop_rl.training.play lost_cities --opponent heuristic
+    python -m tabletop_rl.training.play lost_cities --opponent runs/lc --seat 1 --seed 7 --set rounds=3
+    python -m tabletop_rl.training.play five_towers --set num_players=3 --opponent heuristic random
 
 You see the table as your seat sees it (``State.render_text(viewer=you)``: never the opponents' hidden
 cards; the card you just drew is marked), then your legal actions, numbered. Answer with the number or
@@ -12,7 +12,7 @@ leaves the game. A decision with a single legal action is made for you, with a o
 is printed again only when it changed: when only one line changed (the phase, say), just that line.
 Opponents' moves are printed as they happen, and the final scores and result at the end.
 
-Opponents are loaded by the shared loader (``training.agents.load_agent``): ``random``, ``heuristic``,
+Opponents are loaded by the shared loader (``tabletop_rl.training.agents.load_agent``): ``random``, ``heuristic``,
 ``pretrained`` or a policy file / run folder, one spec for all opponent seats or one per opponent seat.
 """
 
@@ -25,11 +25,11 @@ from typing import Any, TextIO
 
 import numpy as np
 
-import envs
-from envs.core.agents import Agent
-from envs.core.match import play_game
-from training.agents import load_agent
-from training.config import apply_override
+from tabletop_rl import envs
+from tabletop_rl.envs.core.agents import Agent
+from tabletop_rl.envs.core.match import play_game
+from tabletop_rl.training.agents import load_agent
+from tabletop_rl.training.config import apply_override
 
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("?", "h", "help")
@@ -212,7 +212,7 @@ def _seat(text: str) -> int | str:
 
 
 def main(argv: Sequence[str] | None = None) -> np.ndarray | None:
-    parser = argparse.ArgumentParser(prog="python -m training.play", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.play", description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("--opponent", nargs="+", default=["heuristic"], metavar="AGENT",
                         help="random, heuristic, pretrained or a policy file / run folder; one for all opponent seats "

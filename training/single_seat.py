@@ -6,7 +6,7 @@ last decision, and GAE bootstraps each seat's value from positions where the *op
 Here the learner owns exactly one seat per episode:
 
 * ``reset()`` picks the learner's seat (uniformly at random, or a fixed seat), draws an agent for every
-  other seat from the :class:`~training.opponents.OpponentMix`, and plays them until the learner is
+  other seat from the :class:`~tabletop_rl.training.opponents.OpponentMix`, and plays them until the learner is
   on move. ``step(a)`` applies the learner's action and again plays every other seat until the learner
   is on move or the game is over — so consecutive learner observations are always its own decisions.
 * The reward is 0 until the end, then the learner's return (``State.returns()``, zero-sum in [-1, 1]),
@@ -21,7 +21,7 @@ Here the learner owns exactly one seat per episode:
 * An illegal action (its mask entry is 0) follows PettingZoo's illegal-move convention: nothing is
   played, the episode ends with reward -1 and ``terminated=True``, and ``info`` says so (``illegal_action``,
   ``reason``). An action outside the action space is no move at all and raises ``ValueError``.
-* ``import envs`` registers this env with Gymnasium as ``tabletop/<game>-v0`` (:func:`single_seat_env`):
+* ``import tabletop_rl`` registers this env with Gymnasium as ``tabletop/<game>-v0`` (:func:`single_seat_env`):
   ``gymnasium.make("tabletop/lost_cities-v0", opponent="heuristic", seat="random", **game_options)``.
   Render modes ``ansi`` and ``human``: the table as the learner's seat sees it.
 """
@@ -37,8 +37,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-import envs
-from envs.core.match import score_margins
+from tabletop_rl import envs
+from tabletop_rl.envs.core.match import score_margins
 
 from .opponents import SELF, OpponentMix, Weights
 
@@ -207,10 +207,10 @@ def env_factory(in_worker: bool = False, **kwargs: Any) -> Callable[[], SingleSe
 
 def single_seat_env(game: str, opponent: str | os.PathLike | Mapping[str, float] = "random",
                     seat: int | str = "random", render_mode: str | None = None, **game_options: Any) -> SingleSeatEnv:
-    """What ``gymnasium.make("tabletop/<game>-v0", ...)`` builds (``import envs`` registers the ids).
+    """What ``gymnasium.make("tabletop/<game>-v0", ...)`` builds (``import tabletop_rl`` registers the ids).
 
     ``opponent`` plays every other seat: ``"random"``, ``"heuristic"``, ``"pretrained"``, the path of a
-    policy file / checkpoint / run directory (see :func:`training.agents.load_agent`), or a weighted mix of
+    policy file / checkpoint / run directory (see :func:`tabletop_rl.training.agents.load_agent`), or a weighted mix of
     those, ``{"heuristic": 3, "random": 1}`` (drawn per seat and episode). ``seat`` is the learner's seat,
     ``"random"`` (drawn per episode) or a number; every other keyword is an option of the game. All of it is
     checked (and every opponent loaded) here, so a mistake fails at ``gymnasium.make`` with a message.
@@ -221,6 +221,6 @@ def single_seat_env(game: str, opponent: str | os.PathLike | Mapping[str, float]
         raise ValueError(f"opponent={opponent!r}: expected an agent spec ('random', 'heuristic', 'pretrained' "
                          "or a policy path) or a mapping of specs to weights")
     if SELF in mix:
-        raise ValueError(f"opponent '{SELF}' (snapshots of the learner) exists only inside training.train; "
+        raise ValueError(f"opponent '{SELF}' (snapshots of the learner) exists only inside tabletop_rl.training.train; "
                          "use 'random', 'heuristic', 'pretrained' or a policy path")
     return SingleSeatEnv(game, game_options, opponents=mix, seat=seat, render_mode=render_mode)

@@ -9,7 +9,7 @@ The teacher sees what any agent sees — ``env.observe(its seat)`` — so nothin
 
 Playing the teacher's games costs most of a warm start, so they are played in chunks of ``CHUNK`` games
 spread over ``workers`` processes. Chunk c has its own seed ``(seed, 1, c)``: the data do not depend on
-how many processes played them. Observations are stored sparse (:class:`~training.sparse_rows.SparseRows`):
+how many processes played them. Observations are stored sparse (:class:`~tabletop_rl.training.sparse_rows.SparseRows`):
 dense, the decisions of a few thousand games of a game with a large observation would not fit in memory.
 """
 
@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from tqdm import tqdm
 
-import envs
-from envs.core.match import score_margins
+from tabletop_rl import envs
+from tabletop_rl.envs.core.match import score_margins
 
 from .agents import load_agent
 from .sparse_rows import SparseRows
