@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 
 ## Run the whole test suite (what CI runs).
 test: setup
-	@$(PY) -m pytest -q; status=$$?; \
+	@$(PY) -m pytest -q -n auto; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: the suite is broken" >&2; fi; \
 	exit $$status
 	@$(MAKE) --no-print-directory test-rllib
@@ -27,14 +27,14 @@ test: setup
 ## The main job: train the default Lost Cities agent for a few minutes on CPU, evaluate it, print the report.
 ## Each run gets a folder of its own (runs/lost_cities, runs/lost_cities-2, ...): earlier runs are kept.
 train: setup
-	$(PY) -m training.train --config configs/lost_cities.yaml
+	$(PY) -m tabletop_rl.training.train --config configs/lost_cities.yaml
 
 ## Throughput of every game against PettingZoo's connect_four.
 bench: setup
 	$(PY) benchmarks/throughput.py
 
 lint: setup
-	$(PY) -m ruff check envs training tests benchmarks
+	$(PY) -m ruff check envs training tests benchmarks examples tabletop_rl
 
 ## Removes the virtual environment and caches; never runs/ (your trained agents and reports).
 clean:

@@ -1,4 +1,5 @@
-"""Training throughput: RLlib (training.rllib) with 1 and 2 env runners against the SB3 pipeline (training.train).
+"""Training throughput: RLlib (tabletop_rl.training.rllib) with 1 and 2 env runners against the SB3 pipeline
+(tabletop_rl.training.train).
 
     python benchmarks/rllib_throughput.py [--game lost_cities] [--iterations 5] [--repeats 2]
 
@@ -22,10 +23,10 @@ from pathlib import Path
 import ray
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
-import envs
-from training import rllib, train
-from training.config import load_config
-from training.train import limit_torch_threads
+from tabletop_rl import envs
+from tabletop_rl.training import rllib, train
+from tabletop_rl.training.config import load_config
+from tabletop_rl.training.train import limit_torch_threads
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
@@ -33,7 +34,7 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 def rllib_rates(game: str, runners: int, iterations: int) -> tuple[float, float]:
     """(env steps/s, learner decisions/s) over ``iterations`` timed iterations after one warm-up."""
     config = rllib.read_config(CONFIGS / f"rllib_{game}.yaml", [])
-    limit_torch_threads(config.torch_threads)  # as training.rllib does (SB3's Trainer sets its own)
+    limit_torch_threads(config.torch_threads)  # as tabletop_rl.training.rllib does (SB3's Trainer sets its own)
     algorithm = rllib.ppo_config(config, runners).build_algo()
     try:
         result = algorithm.train()
@@ -51,7 +52,7 @@ def lifetime(result: dict) -> int:
 
 
 def sb3_rates(game: str, learner_steps: int) -> tuple[float, float]:
-    """(env steps/s, learner decisions/s) of ``training.train``'s model and envs for the game's config."""
+    """(env steps/s, learner decisions/s) of ``tabletop_rl.training.train``'s model and envs for the game's config."""
     with tempfile.TemporaryDirectory() as runs:
         config = load_config(CONFIGS / f"{game}.yaml", [f"total_timesteps={learner_steps}", f"runs_dir={runs}"])
         trainer = train.Trainer(config)
@@ -94,7 +95,7 @@ def main() -> None:
                     rllib_rates(args.game, runners, args.iterations))
             batch = rllib.read_config(CONFIGS / f"rllib_{args.game}.yaml", []).ppo.train_batch_size
             learner_steps = args.iterations * batch // num_players(args.game)
-            rows.setdefault("SB3 (training.train)", []).append(sb3_rates(args.game, learner_steps))
+            rows.setdefault("SB3 (tabletop_rl.training.train)", []).append(sb3_rates(args.game, learner_steps))
     finally:
         ray.shutdown()
     print(f"\n{args.game}: median of {args.repeats} (min–max)\n")

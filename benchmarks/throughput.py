@@ -22,7 +22,7 @@ import time
 import numpy as np
 from pettingzoo.classic import connect_four_v3
 
-import envs
+from tabletop_rl import envs
 
 
 def engine_loop(game, seconds: float) -> float:

@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
-sys.path.insert(0, str(DOCS.parent))  # this checkout's envs, not an installed copy (the script's folder is docs/)
+sys.path.insert(0, str(DOCS.parent))  # this checkout's tabletop_rl, not an installed copy (the script is in docs/)
 
-import envs  # noqa: E402
-from envs.core.options import markdown_table  # noqa: E402
+from tabletop_rl import envs  # noqa: E402
+from tabletop_rl.envs.core.options import markdown_table  # noqa: E402
 
 BLOCK = re.compile(r"(<!-- generated: (options|layout|state_layout)(.*?) -->\n)(.*?)(<!-- end generated -->)", re.S)
 

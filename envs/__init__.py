@@ -1,10 +1,12 @@
 """tabletop-rl environments: faithful rules engines as PettingZoo AEC environments.
 
->>> import envs
->>> env = envs.make("lost_cities")          # wrapped, PettingZoo conventions
->>> raw = envs.make("lost_cities", wrapped=False, n_colours=6)
+This folder is the package ``tabletop_rl.envs`` (``tabletop_rl.make`` is its ``make``):
 
-``import envs`` also registers ``pettingzoo.make("aec", "tabletop/<game>-v0")`` and the single-agent
+>>> import tabletop_rl
+>>> env = tabletop_rl.make("lost_cities")          # wrapped, PettingZoo conventions
+>>> raw = tabletop_rl.make("lost_cities", wrapped=False, n_colours=6)
+
+``import tabletop_rl`` also registers ``pettingzoo.make("aec", "tabletop/<game>-v0")`` and the single-agent
 ``gymnasium.make("tabletop/<game>-v0", opponent="heuristic")`` (one seat against built-in opponents).
 """
 
@@ -12,15 +14,19 @@ from __future__ import annotations
 
 from typing import Any
 
+if __name__ != "tabletop_rl.envs":  # a second copy under another name would have its own registry and classes
+    raise ImportError(f"import tabletop_rl (or tabletop_rl.envs), not {__name__}: this folder is the package "
+                      "tabletop_rl.envs")
+
 from .core.game import TERMINAL, Game, State
 from .core.registry import game_class, game_module, list_games, register
 
 __all__ = ["TERMINAL", "Game", "State", "game_class", "list_games", "make", "register"]
 
-register("lost_cities", "envs.lost_cities")
-register("five_towers", "envs.five_towers")
-register("palazzo", "envs.palazzo")
-register("torres", "envs.torres")
+register("lost_cities", "tabletop_rl.envs.lost_cities")
+register("five_towers", "tabletop_rl.envs.five_towers")
+register("palazzo", "tabletop_rl.envs.palazzo")
+register("torres", "tabletop_rl.envs.torres")
 
 
 def make(name: str, wrapped: bool = True, render_mode: str | None = None, **options: Any):
@@ -36,18 +42,19 @@ def _register_with_pettingzoo() -> None:
     except ImportError:
         return
     for name in list_games():
-        pz_register("aec", f"tabletop/{name}-v0", entry_point=f"envs.{name}:env")
+        pz_register("aec", f"tabletop/{name}-v0", entry_point=f"tabletop_rl.envs.{name}:env")
 
 
 def _register_with_gymnasium() -> None:
     """Make ``gymnasium.make("tabletop/<game>-v0", opponent=..., seat=..., **options)`` work: one seat against
-    built-in opponents (``training.single_seat.single_seat_env``, imported only when an env is made)."""
+    built-in opponents (``tabletop_rl.training.single_seat.single_seat_env``, imported only when an env is made)."""
     import gymnasium
 
     for name in list_games():
         env_id = f"tabletop/{name}-v0"
-        if env_id not in gymnasium.registry:  # importing envs twice (another path) must not warn
-            gymnasium.register(env_id, entry_point="training.single_seat:single_seat_env", kwargs={"game": name})
+        if env_id not in gymnasium.registry:  # a reload must not warn
+            gymnasium.register(env_id, entry_point="tabletop_rl.training.single_seat:single_seat_env",
+                               kwargs={"game": name})
 
 
 _register_with_pettingzoo()

@@ -8,7 +8,7 @@ What it wires together, all plain RLlib (new API stack): the game as a ``MultiAg
 its int8 mask), one module shared by both seats. At the end the policy is exported to the project's
 policy file and plays the heuristic bot through ``load_agent``, like any other agent.
 The full pipeline (opponent mix, self-play snapshots, checkpoints, clusters) is
-``python -m training.rllib`` (docs/rllib.md).
+``python -m tabletop_rl.training.rllib`` (docs/rllib.md).
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-import envs
-from envs.core.match import play_game
-from training.agents import load_agent
-from training.rllib import export_learner, read_config
-from training.rllib_env import TabletopMultiAgentEnv
-from training.rllib_modules import MaskedActorCritic
+import tabletop_rl
+from tabletop_rl.envs.core.match import play_game
+from tabletop_rl.training.agents import load_agent
+from tabletop_rl.training.rllib import export_learner, read_config
+from tabletop_rl.training.rllib_env import TabletopMultiAgentEnv
+from tabletop_rl.training.rllib_modules import MaskedActorCritic
 
 
 def main(iterations: int = 2, out: Path = Path("runs/rllib_quickstart")) -> float:
@@ -63,11 +63,11 @@ def main(iterations: int = 2, out: Path = Path("runs/rllib_quickstart")) -> floa
         if owns_ray:
             ray.shutdown()
 
-    env = envs.make(run.game, wrapped=False)
+    env = tabletop_rl.make(run.game, wrapped=False)
     me, bot = load_agent(str(out / "policy.safetensors"), env.game), load_agent("heuristic", env.game, seed=0)
     wins = [play_game(env, [me, bot] if g % 2 == 0 else [bot, me], seed=g // 2)[0][g % 2] > 0 for g in range(20)]
     print(f"{out / 'policy.safetensors'}: won {np.mean(wins):.0%} of 20 games against the heuristic "
-          f"(try: python -m training.evaluate {run.game} {out / 'policy.safetensors'} heuristic random)")
+          f"(try: python -m tabletop_rl.training.evaluate {run.game} {out / 'policy.safetensors'} heuristic random)")
     return float(np.mean(wins))
 
 

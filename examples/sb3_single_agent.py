@@ -7,11 +7,11 @@
 random every episode) against the random bot, which plays inside ``step()``. The reward is 0 until the
 end, then +1 for a win, -1 for a loss, 0 for a draw. MaskablePPO finds the legal actions through the
 env's ``action_masks()``; the evaluation below reads them from ``info["action_mask"]``, as any other
-library can. Every game registered by ``import envs`` works the same way (``tabletop/five_towers-v0``,
+library can. Every game registered by ``import tabletop_rl`` works the same way (``tabletop/five_towers-v0``,
 …; options as keywords: ``gymnasium.make("tabletop/five_towers-v0", num_players=3)``).
 After 20,000 steps the policy's mean reward against the random bot is about +0.1 (random moves: 0.0):
 a demonstration of the wiring, not of strength. For that, the full pipeline (imitation of the heuristic
-first, self-play, checkpoints, reports) is ``python -m training.train`` (docs/training.md).
+first, self-play, checkpoints, reports) is ``python -m tabletop_rl.training.train`` (docs/training.md).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import gymnasium
 import torch
 from sb3_contrib import MaskablePPO
 
-import envs  # noqa: F401  (registers the tabletop/<game>-v0 ids with Gymnasium)
+import tabletop_rl  # noqa: F401  (registers the tabletop/<game>-v0 ids with Gymnasium)
 
 
 def evaluate(model: MaskablePPO | None, episodes: int, seed: int) -> float:

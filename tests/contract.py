@@ -1,6 +1,6 @@
 """Game-agnostic contract checks, reused unchanged by every game's tests.
 
-Everything here is driven only by the engine contract (``envs.core.game.Game`` / ``State``) and the
+Everything here is driven only by the engine contract (``tabletop_rl.envs.core.game.Game`` / ``State``) and the
 PettingZoo env functions, so a new game gets the whole battery by calling these functions with its
 ``Game`` and ``env`` / ``raw_env``; game rules enter only through the optional ``invariant`` and
 ``transition`` callbacks of :func:`check_random_play`.
@@ -38,11 +38,11 @@ import numpy as np
 import pettingzoo
 from pettingzoo.test import api_test, render_test, seed_test
 
-import envs
-from envs.core.agents import Agent, RandomAgent
-from envs.core.game import TERMINAL, Game, State
-from envs.core.layout import Layout
-from envs.core.match import first_place_shares, score_margins
+from tabletop_rl import envs
+from tabletop_rl.envs.core.agents import Agent, RandomAgent
+from tabletop_rl.envs.core.game import TERMINAL, Game, State
+from tabletop_rl.envs.core.layout import Layout
+from tabletop_rl.envs.core.match import first_place_shares, score_margins
 
 Invariant = Callable[[State], None]
 Transition = Callable[[State, int, State], None]
@@ -408,9 +408,9 @@ def check_bad_input(state: State) -> list[str]:
 
 # ===================================================================== PettingZoo adapter
 def check_registry(game_class: type[Game], raw_env_fn: Callable[..., Any], **options: Any) -> Any:
-    """``envs.make`` / ``envs.game_class`` / ``pettingzoo.make`` all give this game under ``options``.
+    """``tabletop_rl.make`` / ``tabletop_rl.game_class`` / ``pettingzoo.make`` all give this game under ``options``.
 
-    Returns ``envs.make(name, wrapped=False, render_mode="ansi", **options)`` for game-specific checks."""
+    Returns ``tabletop_rl.envs.make(name, wrapped=False, render_mode="ansi", **options)`` for game-specific checks."""
     name = game_class.name
     assert name in envs.list_games() and envs.list_games() == sorted(envs.list_games())
     assert envs.game_class(name) is game_class

@@ -15,8 +15,8 @@ from functools import cache
 from itertools import combinations, permutations
 from typing import Any
 
-from envs.core.game import State
-from envs.five_towers import Game
+from tabletop_rl.envs.core.game import State
+from tabletop_rl.envs.five_towers import Game
 
 CANDY, SCARY, TREE, SCRAP, SAND = range(5)  # F2
 DUPLICATED = (0, 2, 5, 7, 10, 12)  # F3

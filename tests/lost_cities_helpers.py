@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import State
-from envs.lost_cities import Game
+from tabletop_rl.envs.core.game import State
+from tabletop_rl.envs.lost_cities import Game
 
 COLOURS = ("yellow", "blue", "white", "green", "red", "purple")  # L2
 YELLOW, BLUE, WHITE, GREEN, RED, PURPLE = range(6)

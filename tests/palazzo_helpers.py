@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import TERMINAL, State
-from envs.palazzo import Game
+from tabletop_rl.envs.core.game import TERMINAL, State
+from tabletop_rl.envs.palazzo import Game
 
 # ===================================================================== components (P2, P4, P73)
 CURRENCIES = "ABC"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from envs.core.game import Game
-from training.policy import PolicyInfo, save_policy
+from tabletop_rl.envs.core.game import Game
+from tabletop_rl.training.policy import PolicyInfo, save_policy
 
 
 def network(pi=(8,), vf=(8,), activation: str = "relu") -> dict:
@@ -39,7 +39,7 @@ def seeded_torch_policy(game: Game | PolicyInfo, seed: int = 0, **net):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from training.train import ACTIVATIONS
+    from tabletop_rl.training.train import ACTIVATIONS
 
     net = network(**net)
     with torch.random.fork_rng(devices=[]):

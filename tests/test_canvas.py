@@ -4,7 +4,7 @@ import zlib
 import numpy as np
 import pytest
 
-from envs.core.canvas import _GLYPHS, _UNKNOWN, GLYPH_H, GLYPH_W, Canvas, _glyph, save_png
+from tabletop_rl.envs.core.canvas import _GLYPHS, _UNKNOWN, GLYPH_H, GLYPH_W, Canvas, _glyph, save_png
 
 BG = (24, 96, 48)
 RED = (255, 0, 0)
@@ -233,7 +233,7 @@ def test_save_png_rejects_bad_arrays(tmp_path, bad):
 
 
 def test_legend_flows_entries_into_rows_and_paints_the_swatches():
-    from envs.core.canvas import LEGEND_ROW, SWATCH, legend_height
+    from tabletop_rl.envs.core.canvas import LEGEND_ROW, SWATCH, legend_height
 
     items = [((200, 10, 10), "RED"), (None, "A LONGER EXPLANATION"), ((10, 10, 200), "BLUE")]
     wide, narrow = Canvas(400, 60), Canvas(140, 60)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import envs
-from envs.core.options import markdown_table
+from tabletop_rl import envs
+from tabletop_rl.envs.core.options import markdown_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
 from update_tables import render  # noqa: E402

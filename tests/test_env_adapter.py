@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.lost_cities import env, raw_env
+from tabletop_rl.envs.lost_cities import env, raw_env
 
 
 def scripted(state, stall: bool) -> int:

@@ -1,4 +1,5 @@
-"""``python -m tabletop_rl.training.evaluate``: seat balance, determinism, statistics, ratings and the written outputs."""
+"""``python -m tabletop_rl.training.evaluate``: seat balance, determinism, statistics, ratings and the written
+outputs."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from tabletop_rl.envs.core.game import TERMINAL
 from tabletop_rl.envs.core.game import Game as BaseGame
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.core.layout import Layout
+from tabletop_rl.envs.core.match import first_place_shares
 from tabletop_rl.training.evaluate import (
     Estimate,
     agent_labels,
@@ -356,3 +358,19 @@ def test_agent_labels_are_short_and_unique():
     assert agent_labels(specs) == ["random", "heuristic", "random#2", "a/policy", "b/policy", "a/policy#2"]
     assert agent_labels(["search", "search:worlds=8,policy=runs/v/policy.safetensors", "search"]) == [
         "search", "search:worlds=8,policy=policy", "search#2"]
+
+
+def test_one_vs_rest_seats_the_first_agent_alone_against_copies_of_each_other(tiny_bid, tmp_path, capsys):
+    assert tables(3, 4, one_vs_rest=True) == [(0, 1, 1, 1), (0, 2, 2, 2)]
+    assert tables(3, 2, one_vs_rest=True) == [(0, 1), (0, 2)]
+    results = tournament(tiny_bid, ["heuristic", "random"], options={"num_players": 4}, games_per_pairing=8,
+                         seed=3, one_vs_rest=True)
+    assert [sorted(r.seating) for r in results.records] == [[0, 1, 1, 1]] * 8
+    assert [stats.seat_counts for stats in results.stats] == [(2, 2, 2, 2), (6, 6, 6, 6)]
+    # the heuristic's first-place share is that of one heuristic against three random players
+    shares = [first_place_shares(r.returns)[r.seating.index(0)] for r in results.records]
+    assert results.stats[0].first_place.mean == pytest.approx(np.mean(shares)) and np.mean(shares) > 0.5
+    assert "1 table (heuristic against 3 copies of each other agent)" in results.to_markdown()
+    main([tiny_bid, "heuristic", "random", "random", "--players", "3", "--games", "3", "--one-vs-rest", "--quiet",
+          "--out", str(tmp_path)])
+    assert "2 tables (heuristic against 2 copies of each other agent)" in capsys.readouterr().out

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.core.agents import builtin_agent
-from envs.five_towers import Game, HeuristicAgent
+from tabletop_rl import envs
+from tabletop_rl.envs.core.agents import builtin_agent
+from tabletop_rl.envs.five_towers import Game, HeuristicAgent
 from tests.contract import bot_against_random
 from tests.five_towers_helpers import CANDY, SAND, SCARY, TREE, build, kind
 

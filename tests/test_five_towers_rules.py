@@ -12,11 +12,11 @@ import itertools
 import numpy as np
 import pytest
 
-from envs.core.canvas import legend_height
-from envs.core.game import TERMINAL
-from envs.five_towers import Game, render
-from envs.five_towers.game import BLOCKED as ENGINE_BLOCKED
-from envs.five_towers.game import NO_TOWER, SEAT_FIELDS, can_place, longest_fit, tower_score
+from tabletop_rl.envs.core.canvas import legend_height
+from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.five_towers import Game, render
+from tabletop_rl.envs.five_towers.game import BLOCKED as ENGINE_BLOCKED
+from tabletop_rl.envs.five_towers.game import NO_TOWER, SEAT_FIELDS, can_place, longest_fit, tower_score
 from tests.five_towers_helpers import (
     BLOCKED,
     CANDY,

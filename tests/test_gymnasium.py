@@ -1,7 +1,7 @@
 """The Gymnasium single-agent ids: ``gymnasium.make("tabletop/<game>-v0", opponent=..., seat=..., **options)``.
 
-One seat of a game against built-in opponents (``training.single_seat.SingleSeatEnv``, the env the SB3
-pipeline trains in), registered by ``import envs``.
+One seat of a game against built-in opponents (``tabletop_rl.training.single_seat.SingleSeatEnv``, the env the SB3
+pipeline trains in), registered by ``import tabletop_rl``.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import envs
-from envs.core.registry import game_module
+from tabletop_rl import envs
+from tabletop_rl.envs.core.registry import game_module
+from tabletop_rl.training.policy import PolicyAgent, PolicyFileError
 from tests.policy_helpers import random_policy_file
-from training.policy import PolicyAgent, PolicyFileError
 
 ROOT = Path(__file__).parent.parent
 GAMES = [("lost_cities", {}), ("five_towers", {"num_players": 3}), ("palazzo", {}), ("torres", {"num_players": 3})]
@@ -41,10 +41,10 @@ def play_episode(env: gymnasium.Env, info: dict) -> list[tuple]:
 
 
 def test_every_game_is_registered_lazily():
-    """``import envs`` registers an id per game; the entry point is a string, so nothing more is imported."""
+    """``import tabletop_rl`` registers an id per game; the entry point is a string, so nothing more is imported."""
     for game in envs.list_games():
         spec = gymnasium.spec(env_id(game))
-        assert spec.entry_point == "training.single_seat:single_seat_env" and spec.kwargs == {"game": game}
+        assert spec.entry_point == "tabletop_rl.training.single_seat:single_seat_env" and spec.kwargs == {"game": game}
 
 
 @pytest.mark.parametrize("game, options", GAMES, ids=[g for g, _ in GAMES])
@@ -162,7 +162,7 @@ BAD = [
     ({"n_colors": 6}, ValueError, "unknown option.*n_colors.*known options"),
     ({"n_colours": 7}, ValueError, "n_colours=7 is not allowed"),
     ({"opponent": "heuristc"}, ValueError, "unknown agent 'heuristc'"),
-    ({"opponent": "self"}, ValueError, "only inside training.train"),
+    ({"opponent": "self"}, ValueError, "only inside tabletop_rl.training.train"),
     ({"opponent": "no/such.safetensors"}, PolicyFileError, "no such file"),
     ({"opponent": {"random": -1}}, ValueError, "weights >= 0"),
     ({"opponent": 3}, ValueError, "expected an agent spec"),
@@ -213,8 +213,8 @@ sys.meta_path.insert(0, NoTorch())
 import gymnasium
 
 for opponent in ["random", "heuristic", "pretrained", sys.argv[1]]:
-    # the module prefix imports envs, which registers the ids: no import needed before make()
-    env = gymnasium.make("envs:tabletop/lost_cities-v0", opponent=opponent)
+    # the module prefix imports tabletop_rl, which registers the ids: no import needed before make()
+    env = gymnasium.make("tabletop_rl:tabletop/lost_cities-v0", opponent=opponent)
     env.action_space.seed(0)
     _, info = env.reset(seed=0)
     done = False

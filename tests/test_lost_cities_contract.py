@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-from envs.core.game import State as BaseState
-from envs.lost_cities import Game, State, env, raw_env
-from envs.lost_cities.game import CARD_STEP, COLOUR_NAMES, DRAW_STEP
+from tabletop_rl import envs
+from tabletop_rl.envs.core.game import State as BaseState
+from tabletop_rl.envs.lost_cities import Game, State, env, raw_env
+from tabletop_rl.envs.lost_cities.game import CARD_STEP, COLOUR_NAMES, DRAW_STEP
 from tests.contract import (
     assert_matches_golden,
     check_bad_input,

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from envs.lost_cities import Game, State
-from envs.lost_cities import render as r
+from tabletop_rl.envs.lost_cities import Game, State
+from tabletop_rl.envs.lost_cities import render as r
 from tests.lost_cities_helpers import BLUE, RED, build, cards
 
 BLACK = (0, 0, 0)  # card labels; card borders are (16, 16, 16)

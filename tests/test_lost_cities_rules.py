@@ -12,9 +12,9 @@ import json
 import numpy as np
 import pytest
 
-import envs
-from envs.core.game import TERMINAL, State
-from envs.lost_cities import Game
+from tabletop_rl import envs
+from tabletop_rl.envs.core.game import TERMINAL, State
+from tabletop_rl.envs.lost_cities import Game
 from tests.lost_cities_helpers import (
     BLUE,
     GREEN,

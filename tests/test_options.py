@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-import envs
-from envs.core.game import State
+from tabletop_rl import envs
+from tabletop_rl.envs.core.game import State
 
 
 def _numpy_twins(value):

@@ -6,16 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.core.agents import RandomAgent, builtin_agent
-from envs.core.match import first_place_shares, play_game, score_margins
-from envs.palazzo import Game, HeuristicAgent
+from tabletop_rl import envs
+from tabletop_rl.envs.core.agents import RandomAgent, builtin_agent
+from tabletop_rl.envs.core.match import first_place_shares, play_game, score_margins
+from tabletop_rl.envs.palazzo import Game, HeuristicAgent
 from tests.palazzo_helpers import RIDER, build, card, dest, play
 
 
 def tournament(options: dict, games: int, seed: int) -> tuple[float, float]:
     """One heuristic, in each seat in turn, against random players through the wrapped env: its mean
-    first-place share (ties split) and score margin over the others (``envs.core.match``)."""
+    first-place share (ties split) and score margin over the others (``tabletop_rl.envs.core.match``)."""
     env = envs.make("palazzo", **options)
     n = env.unwrapped.game.num_players
     shares, margins = [], []

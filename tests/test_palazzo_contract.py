@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-from envs.core.game import State as BaseState
-from envs.palazzo import Game, State, env, raw_env
+from tabletop_rl import envs
+from tabletop_rl.envs.core.game import State as BaseState
+from tabletop_rl.envs.palazzo import Game, State, env, raw_env
 from tests.contract import (
     assert_matches_golden,
     check_bad_input,

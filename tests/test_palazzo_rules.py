@@ -14,10 +14,10 @@ import itertools
 import numpy as np
 import pytest
 
-from envs.core.game import TERMINAL
-from envs.palazzo import Game
-from envs.palazzo.game import FLOOR, MATERIAL, WINDOWS, palace_score
-from envs.palazzo.payments import best_pay, legal_units, reach
+from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.palazzo import Game
+from tabletop_rl.envs.palazzo.game import FLOOR, MATERIAL, WINDOWS, palace_score
+from tabletop_rl.envs.palazzo.payments import best_pay, legal_units, reach
 from tests.palazzo_helpers import (
     AUCTION,
     BUY,

@@ -1,4 +1,4 @@
-"""``python -m training.play``: a scripted human plays Lost Cities through the terminal CLI."""
+"""``python -m tabletop_rl.training.play``: a scripted human plays Lost Cities through the terminal CLI."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from envs.lost_cities import State as LostCitiesState
-from training.play import main, outcome, play
+from tabletop_rl.envs.lost_cities import State as LostCitiesState
+from tabletop_rl.training.play import main, outcome, play
 
 
 class Answers:
@@ -147,7 +147,7 @@ def test_the_card_just_drawn_is_marked():
 
 
 def test_the_table_is_printed_again_only_where_it_changed():
-    from training.play import HumanAgent
+    from tabletop_rl.training.play import HumanAgent
 
     out = io.StringIO()
     human = HumanAgent(None, 0, Answers(), out)

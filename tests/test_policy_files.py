@@ -22,13 +22,20 @@ import pytest
 import torch
 from safetensors.numpy import save as safetensors_bytes
 
-import envs
-from envs.core.match import play_game
+from tabletop_rl import envs
+from tabletop_rl.envs.core.match import play_game
+from tabletop_rl.training import evaluate, play
+from tabletop_rl.training.agents import PRETRAINED_DIR, load_agent
+from tabletop_rl.training.checkpoint import load_weights, weights_of
+from tabletop_rl.training.policy import (
+    MLPPolicy,
+    PolicyAgent,
+    PolicyFileError,
+    PolicyInfo,
+    load_policy,
+    policy_file_bytes,
+)
 from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
-from training import evaluate, play
-from training.agents import PRETRAINED_DIR, load_agent
-from training.checkpoint import load_weights, weights_of
-from training.policy import MLPPolicy, PolicyAgent, PolicyFileError, PolicyInfo, load_policy, policy_file_bytes
 
 ROOT = Path(__file__).parent.parent
 LOST_CITIES = envs.make("lost_cities", wrapped=False).game
@@ -263,11 +270,11 @@ def test_light_install_evaluates_and_plays_without_torch(tmp_path):
         return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env,
                               input="q\n", timeout=300)
 
-    done = run("training.evaluate", "lost_cities", "random", "pretrained", "--games", "2", "--quiet")
+    done = run("tabletop_rl.training.evaluate", "lost_cities", "random", "pretrained", "--games", "2", "--quiet")
     assert done.returncode == 0, done.stderr
     assert "| **pretrained** |" in done.stdout and "no tournament.png: matplotlib is not installed" in done.stdout
-    done = run("training.play", "lost_cities", "--opponent", "pretrained", "--seed", "1")
+    done = run("tabletop_rl.training.play", "lost_cities", "--opponent", "pretrained", "--seed", "1")
     assert done.returncode == 0 and "Game abandoned." in done.stdout, done.stderr
-    done = run("training.train", "--config", str(ROOT / "configs" / "lost_cities.yaml"))
+    done = run("tabletop_rl.training.train", "--config", str(ROOT / "configs" / "lost_cities.yaml"))
     assert done.returncode == 1 and "pip install -e '.[train]'" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "runs" / "lost_cities").exists()

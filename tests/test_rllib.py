@@ -1,4 +1,5 @@
-"""RLlib training (training.rllib): the multi-agent env, the seating, the modules, the export and a real run.
+"""RLlib training (tabletop_rl.training.rllib): the multi-agent env, the seating, the modules, the export and a real
+run.
 
 Needs ``pip install -e ".[train,dev,rllib]"``; ``make test`` runs this file in its own venv (.venv-rllib),
 because ray[rllib] pins another gymnasium than the main venv's.
@@ -19,15 +20,15 @@ import yaml
 
 ray = pytest.importorskip("ray", reason="RLlib tests need the rllib extra (make test runs them in .venv-rllib)")
 
-import envs  # noqa: E402
-from envs.core.agents import RandomAgent  # noqa: E402
-from envs.core.match import play_game  # noqa: E402
-from training import evaluate, rllib  # noqa: E402
-from training.agents import load_agent  # noqa: E402
-from training.policy import load_policy, read_policy_info  # noqa: E402
-from training.rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id  # noqa: E402
-from training.rllib_modules import AgentModule, MaskedActorCritic  # noqa: E402
-from training.train import limit_torch_threads  # noqa: E402
+from tabletop_rl import envs  # noqa: E402
+from tabletop_rl.envs.core.agents import RandomAgent  # noqa: E402
+from tabletop_rl.envs.core.match import play_game  # noqa: E402
+from tabletop_rl.training import evaluate, rllib  # noqa: E402
+from tabletop_rl.training.agents import load_agent  # noqa: E402
+from tabletop_rl.training.policy import load_policy, read_policy_info  # noqa: E402
+from tabletop_rl.training.rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id  # noqa: E402
+from tabletop_rl.training.rllib_modules import AgentModule, MaskedActorCritic  # noqa: E402
+from tabletop_rl.training.train import limit_torch_threads  # noqa: E402
 
 limit_torch_threads()
 CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("rllib_*.yaml"))
@@ -249,7 +250,7 @@ def test_train_two_iterations_checkpoint_resume_export_evaluate(tmp_path, local_
     assert rllib.main(["--config", str(path)]) == 0
     run = tmp_path / "runs" / "tiny"
     printed = capsys.readouterr().out
-    assert f"python -m training.evaluate five_towers {run} heuristic random --set num_players=3" in printed
+    assert f"python -m tabletop_rl.training.evaluate five_towers {run} heuristic random --set num_players=3" in printed
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["iter_000001", "iter_000002"]
     second = run / "checkpoints" / "iter_000002"
     learner = module_weights(second, LEARNER)

@@ -1,6 +1,6 @@
-"""Search at play time (``tabletop_rl.training.search``) and the seat-view hook it needs (``tabletop_rl.envs.core.agents.SeatView``):
-information from the seat's view only, legal actions only, determinism, free single-option decisions,
-spec errors, and the hook in every place that drives agents."""
+"""Search at play time (``tabletop_rl.training.search``) and the seat-view hook it needs
+(``tabletop_rl.envs.core.agents.SeatView``): information from the seat's view only, legal actions only,
+determinism, free single-option decisions, spec errors, and the hook in every place that drives agents."""
 
 from __future__ import annotations
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.core.agents import RandomAgent, builtin_agent
-from envs.core.match import play_game
-from envs.torres import Game, HeuristicAgent
+from tabletop_rl import envs
+from tabletop_rl.envs.core.agents import RandomAgent, builtin_agent
+from tabletop_rl.envs.core.match import play_game
+from tabletop_rl.envs.torres import Game, HeuristicAgent
 from tests.contract import bot_against_random
 from tests.torres_helpers import MOVE_FROM, PLACE_BLOCK, SELECT, build, sq
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-from envs.core.game import State as BaseState
-from envs.torres import Game, State, env, raw_env
+from tabletop_rl import envs
+from tabletop_rl.envs.core.game import State as BaseState
+from tabletop_rl.envs.torres import Game, State, env, raw_env
 from tests.contract import (
     _check_env_state,  # the env half of check_global_state, for the master version
     assert_matches_golden,

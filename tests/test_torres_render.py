@@ -1,8 +1,11 @@
 """The Torres renderings (envs/torres/render.py): what must be readable on the picture and in the text."""
 
 import numpy as np
+import pytest
 
-from envs.torres import render as r
+from tabletop_rl.envs.core.canvas import legend_height
+from tabletop_rl.envs.torres import Game
+from tabletop_rl.envs.torres import render as r
 from tests.torres_helpers import build, play
 
 ROWS = ["1K 1 . 2R", ". . . 1", ". 1B . .", ". . . ."]
@@ -43,3 +46,21 @@ def test_text_shows_hands_only_to_their_owner():
     assert "hand 2 (ap 6 ×2)" in state.render_text(1) and "top first" not in state.render_text(1)
     assert "top first" in state.render_text()  # the deck order, for viewer=None only
     assert " 2bR" in state.render_text()  # height 2, castle b (the second in scan order), Red's knight
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_picture_has_a_legend_naming_the_seat_colours_and_what_the_numbers_mean(num_players):
+    """Under the board: a swatch per seat in play (T3), the king, ground and castle squares, and the meaning
+    of the heights, castle letters and panel figures."""
+    image = Game(num_players=num_players).new_initial_state(0).render_rgb()
+    key = r._legend(num_players)
+    rows = legend_height(key, image.shape[1] - 2 * r.MARGIN) + r.MARGIN // 2
+    assert image.shape[0] - rows >= r.MARGIN + r.SIZE * r.CELL  # the whole board stays above it
+    legend = image[-rows:]
+    for p in range(4):
+        assert has(legend, r.SEAT_RGB[p]) == (p < num_players), r.SEAT_NAMES[p]
+    for colour in (r.GOLD, r.GROUND, r._stone(1), r.SELECTED):
+        assert has(legend, colour), colour
+    texts = " | ".join(text for _, text in key)
+    for words in ("KING", "HEIGHT", "= CASTLE", "CASTLE EDGE", "SCORE", "LEVEL", "ACTION POINTS", "BLOCKS LEFT"):
+        assert words in texts

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import TERMINAL
-from envs.torres import Game
-from envs.torres.board import Board
-from envs.torres.cards import master_points
+from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.torres import Game
+from tabletop_rl.envs.torres.board import Board
+from tabletop_rl.envs.torres.cards import master_points
 from tests.torres_helpers import (
     ACQUIRE,
     ADD_KNIGHT,

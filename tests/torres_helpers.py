@@ -14,9 +14,9 @@ import json
 from types import SimpleNamespace
 from typing import Any
 
-from envs.core.game import TERMINAL
-from envs.core.game import State as BaseState
-from envs.torres import Game, State
+from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.core.game import State as BaseState
+from tabletop_rl.envs.torres import Game, State
 
 # T71
 MOVE_FROM, ADD_KNIGHT, PLACE_BLOCK, SELECT, STACK = 0, 64, 128, 192, 256

@@ -2,7 +2,7 @@
 
 A checkpoint is two files in ``runs/<name>/checkpoints/``:
 
-* ``step_N.safetensors`` — a policy file (:mod:`training.policy`, format ``tabletop-rl-checkpoint``: it
+* ``step_N.safetensors`` — a policy file (:mod:`tabletop_rl.training.policy`, format ``tabletop-rl-checkpoint``: it
   also loads as an agent) whose extra tensors are the training state: ``optimizer/<param>/<key>``
   (Adam's ``step``, ``exp_avg``, ``exp_avg_sq``), ``pool/<k>/<name>`` (the self-play snapshots) and
   ``rng/torch`` (torch's generator state, uint8).

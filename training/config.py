@@ -78,7 +78,7 @@ class WarmStart:
 
 @dataclass
 class Run:
-    """What every training config starts with (this module's ``Config``, ``training.rllib.RllibConfig``)."""
+    """What every training config starts with (this module's ``Config``, ``tabletop_rl.training.rllib.RllibConfig``)."""
 
     game: str = ""
     name: str = ""  # run directory runs/<name>; defaults to the config file's stem
@@ -130,7 +130,7 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), base: di
                 schema: type[Run] = Config, check: Callable[[Any], None] | None = None) -> Any:
     """Read ``path`` (or start from ``base``), apply ``key=value`` overrides, validate everything.
 
-    ``schema`` is the config's dataclass (``Config``, or ``training.rllib``'s) and ``check`` its range
+    ``schema`` is the config's dataclass (``Config``, or ``tabletop_rl.training.rllib``'s) and ``check`` its range
     checks (default: those of ``Config``).
     """
     raw: dict[str, Any] = dict(base or {})
@@ -145,7 +145,7 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), base: di
         apply_override(raw, item)
     config = _build(schema, raw, "")
     if not config.game:
-        raise ValueError("the config names no game: set `game: <name>` (see envs.list_games())")
+        raise ValueError("the config names no game: set `game: <name>` (see tabletop_rl.envs.list_games())")
     if not config.name:
         config.name = config.game
     (check or _check_values)(config)

@@ -9,9 +9,12 @@ options, ``search:worlds=64,k=4``; ``tabletop_rl.training.search``).
 
 **Tables and seats.** A *table* is a set of agents that meet: every pair for two players, every
 n-subset of the agents for n players (or, with fewer agents than seats, every multiset of them that
-mixes at least two agents). Each table is played in every cyclic rotation of its seats, so every agent
-sits in every seat equally often — for two players, both seat orders. Each deal (env seed) is replayed
-in every rotation at every table (common random numbers): agents are compared on the same cards.
+mixes at least two agents). With ``--one-vs-rest`` the first agent instead meets each other agent alone,
+against n − 1 copies of it (tables A B…B, A C…C, …): with one other agent, A's first-place share is then
+the share of one A against n − 1 Bs, which a round-robin mixing tables A A B B, A B B B cannot give.
+Each table is played in every cyclic rotation of its seats, so every agent sits in every seat equally
+often — for two players, both seat orders. Each deal (env seed) is replayed in every rotation at every
+table (common random numbers): agents are compared on the same cards.
 
 **Outcomes.** Results come from the env's returns, which rank the seats (``State.returns``):
 
@@ -274,10 +277,13 @@ class AgentStats:
     seat_counts: tuple[int, ...]
 
 
-def tables(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
-    """The agent sets that meet: n-subsets, or with fewer agents than seats, multisets mixing ≥ 2 agents."""
+def tables(num_agents: int, num_players: int, one_vs_rest: bool = False) -> list[tuple[int, ...]]:
+    """The agent sets that meet: n-subsets, or with fewer agents than seats, multisets mixing ≥ 2 agents;
+    ``one_vs_rest``: agent 0 with n − 1 copies of each other agent."""
     if num_agents < 2:
         raise ValueError("a tournament needs at least two agents")
+    if one_vs_rest:
+        return [(0, *[b] * (num_players - 1)) for b in range(1, num_agents)]
     if num_agents >= num_players:
         return list(combinations(range(num_agents), num_players))
     return [t for t in combinations_with_replacement(range(num_agents), num_players) if len(set(t)) > 1]
@@ -303,6 +309,7 @@ class Results:
     records: list[GameRecord]
     times: list[DecisionTimes] = field(default_factory=list)  # per agent; not part of the deterministic results
     workers: int = 1
+    one_vs_rest: bool = False
     pairs: dict[tuple[int, int], PairStats] = field(init=False)
     stats: list[AgentStats] = field(init=False)
     ratings: list[Rating] = field(init=False)
@@ -380,7 +387,8 @@ class Results:
             "",
             f"{n} players · {m} agents · seed {self.seed} · {len(self.records)} games: "
             f"{_count(self.deals, 'deal')} × {n} seat rotations at each of "
-            f"{_count(len(tables(m, n)), 'table')}",
+            f"{_count(len(tables(m, n, self.one_vs_rest)), 'table')}"
+            + (f" ({self.agents[0]} against {n - 1} copies of each other agent)" if self.one_vs_rest else ""),
             "",
             f"Options: {opts}",
             "",
@@ -550,7 +558,8 @@ def _unique(label: str, taken: list[str]) -> str:
 
 
 def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str, Any] | None = None,
-               games_per_pairing: int = 20, seed: int = 0, progress: bool = False, workers: int = 1) -> Results:
+               games_per_pairing: int = 20, seed: int = 0, progress: bool = False, workers: int = 1,
+               one_vs_rest: bool = False) -> Results:
     """Play the seat-balanced round robin and return its :class:`Results`.
 
     ``games_per_pairing`` games are played at each table, rounded up to a whole number of deals, each
@@ -567,7 +576,7 @@ def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str,
     env = envs.make(game_name, wrapped=False, **(options or {}))
     game = env.game
     n = game.num_players
-    all_tables = tables(len(agent_specs), n)
+    all_tables = tables(len(agent_specs), n, one_vs_rest)
     deals = -(-games_per_pairing // n)
     root = np.random.SeedSequence(seed)
     deal_seeds = [int(s.generate_state(1)[0]) for s in root.spawn(deals)]
@@ -587,7 +596,7 @@ def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str,
         bar.update()
     bar.close()
     return Results(game_name, game.title, dict(game.options), n, agent_labels(agent_specs), list(agent_specs),
-                   seed, deals, records, times, workers)
+                   seed, deals, records, times, workers, one_vs_rest)
 
 
 @dataclass(frozen=True)
@@ -648,7 +657,8 @@ def _worker_job(job: Job) -> tuple[GameRecord, list[DecisionTimes]]:
 
 # --------------------------------------------------------------------------- command line
 def main(argv: Sequence[str] | None = None) -> Results:
-    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.evaluate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.evaluate",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("agents", nargs="+", metavar="AGENT",
                         help="agent specs: random, heuristic, pretrained, a policy file / run folder, or "
@@ -663,6 +673,8 @@ def main(argv: Sequence[str] | None = None) -> Results:
                                                  "already, <out>-2, <out>-3, … is used instead")
     parser.add_argument("--workers", type=int, default=1,
                         help="games played in this many processes at once (default 1); same results as 1")
+    parser.add_argument("--one-vs-rest", action="store_true",
+                        help="the first agent alone against n-1 copies of each other agent (not a round-robin)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     options: dict[str, Any] = {}
@@ -672,7 +684,8 @@ def main(argv: Sequence[str] | None = None) -> Results:
         for item in args.set:
             apply_override(options, item)
         results = tournament(args.game, args.agents, options=options, games_per_pairing=args.games,
-                             seed=args.seed, progress=not args.quiet, workers=args.workers)
+                             seed=args.seed, progress=not args.quiet, workers=args.workers,
+                             one_vs_rest=args.one_vs_rest)
     except ValueError as e:  # bad options, unknown agents, files that are not policies: one line, no traceback
         print(f"{parser.prog}: error: {e}", file=sys.stderr)
         sys.exit(2)

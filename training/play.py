@@ -1,7 +1,7 @@
 """Play any game against any agent in the terminal.
 
     python -m tabletop_rl.training.play lost_cities --opponent heuristic
-    python -m tabletop_rl.training.play lost_cities --opponent runs/lc/policy.safetensors --seat 1 --seed 7 --set rounds=3
+    python -m tabletop_rl.training.play lost_cities --opponent runs/lc --seat 1 --seed 7 --set rounds=3
     python -m tabletop_rl.training.play five_towers --set num_players=3 --opponent heuristic random
 
 You see the table as your seat sees it (``State.render_text(viewer=you)``: never the opponents' hidden

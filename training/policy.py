@@ -43,14 +43,14 @@ import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save as safetensors_bytes
 
-from envs.core.game import Game
+from tabletop_rl.envs.core.game import Game
 
 from .files import atomic_write
 
 POLICY_FORMAT, CHECKPOINT_FORMAT, FORMAT_VERSION = "tabletop-rl-policy", "tabletop-rl-checkpoint", "1"
 CHECKPOINT_PREFIXES = ("optimizer/", "pool/", "rng/")  # training state a checkpoint adds to the policy
 ACTIVATIONS = ("relu", "tanh")
-EXPECTED = "a tabletop-rl policy (.safetensors written by training.train)"
+EXPECTED = "a tabletop-rl policy (.safetensors written by tabletop_rl.training.train)"
 
 
 class PolicyFileError(ValueError):

@@ -99,9 +99,10 @@ def next_steps(game: str, run_dir: Path, policy: Path, steps: int, finished: boo
     run, agent = shlex.quote(str(run_dir)), shlex.quote(str(policy))
     others = "random heuristic" + (" pretrained" if (PRETRAINED_DIR / f"{game}{SUFFIX}").is_file() else "")
     extend = f" --set total_timesteps={2 * steps}" if finished else ""
-    return [("play against it", f"python -m training.play {game} --opponent {agent}"),
-            ("evaluate it", f"python -m training.evaluate {game} {agent} {others} --games 400"),
-            ("train it further" if finished else "continue it", f"python -m training.train --resume {run}{extend}"),
+    return [("play against it", f"python -m tabletop_rl.training.play {game} --opponent {agent}"),
+            ("evaluate it", f"python -m tabletop_rl.training.evaluate {game} {agent} {others} --games 400"),
+            ("train it further" if finished else "continue it",
+             f"python -m tabletop_rl.training.train --resume {run}{extend}"),
             ("TensorBoard", f"tensorboard --logdir {shlex.quote(str(run_dir / 'tb'))}")]
 
 

@@ -1,11 +1,11 @@
 """Multi-agent PPO on Ray RLlib for any registered game, on one machine or a Ray cluster.
 
-    python -m training.rllib --config configs/rllib_lost_cities.yaml [--address ADDR] [--set key=value ...]
-    python -m training.rllib --resume runs/rllib_lost_cities [--set iterations=200]
+    python -m tabletop_rl.training.rllib --config configs/rllib_lost_cities.yaml [--address ADDR] [--set key=value ...]
+    python -m tabletop_rl.training.rllib --resume runs/rllib_lost_cities [--set iterations=200]
 
-RLlib's new API stack: ``PPOConfig`` with our own RLModules (:mod:`training.rllib_modules`) reading the
+RLlib's new API stack: ``PPOConfig`` with our own RLModules (:mod:`tabletop_rl.training.rllib_modules`) reading the
 env's observation dict and masking with its int8 mask, the game as an RLlib ``MultiAgentEnv``
-(:mod:`training.rllib_env`). One trained module, ``learner``, takes a random seat in every episode; the
+(:mod:`tabletop_rl.training.rllib_env`). One trained module, ``learner``, takes a random seat in every episode; the
 other seats get opponents drawn from ``opponents.mix``: fixed agents (``random``, ``heuristic``,
 ``pretrained``, a policy path) run as non-trainable modules, and ``self`` picks one of ``pool_size``
 frozen snapshot modules, refreshed with the learner's weights every ``snapshot_every`` iterations
@@ -22,7 +22,7 @@ overwritten):
 ``config.yaml``                 the resolved config (``--resume`` reads it back)
 ``checkpoints/iter_N/``         RLlib checkpoints (``Algorithm.save_to_path``), the last few
 ``policy.safetensors``          the learner's policy in the project's format, rewritten at every
-                                checkpoint: ``training.evaluate``, ``training.play`` and
+                                checkpoint: ``tabletop_rl.training.evaluate``, ``tabletop_rl.training.play`` and
                                 ``load_agent`` take it (or the run folder) unchanged
 ==============================  ============================================================
 
@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-import envs
+from tabletop_rl import envs
 
 from .agents import SUFFIX, load_agent
 from .config import Network, Run, dump, load_config, network_problems, run_problems
@@ -238,7 +238,7 @@ def export_learner(weights: dict[str, Any], config: RllibConfig, steps: int, pat
     carry the file's (SB3's) names; ``save_policy`` checks every name and shape against the network."""
     game = envs.make(config.game, wrapped=False, **config.game_options).game
     network = {"pi": config.network.pi, "vf": config.network.vf, "activation": config.network.activation}
-    info = PolicyInfo.for_game(game, network, steps, trainer="training.rllib (RLlib PPO)", run=config.name)
+    info = PolicyInfo.for_game(game, network, steps, trainer="tabletop_rl.training.rllib (RLlib PPO)", run=config.name)
     save_policy(path, {name: np.asarray(value) for name, value in weights.items()}, info)
 
 
@@ -270,7 +270,7 @@ def save_checkpoint(algorithm: Any, config: RllibConfig, run_dir: Path, steps: i
 
 # ----------------------------------------------------------------------------- the run
 class Stop:
-    """Set by :func:`training.train.stop_on_signals` when Ctrl-C / SIGTERM arrives."""
+    """Set by :func:`tabletop_rl.training.train.stop_on_signals` when Ctrl-C / SIGTERM arrives."""
 
     stop_reason: str | None = None
 
@@ -330,7 +330,7 @@ def learner_return(result: dict) -> float:
 # ----------------------------------------------------------------------------- command line
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     usage = "\n\n".join(__doc__.split("\n\n")[:2])
-    parser = argparse.ArgumentParser(prog="python -m training.rllib", description=usage,
+    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.rllib", description=usage,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config, e.g. configs/rllib_lost_cities.yaml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -368,8 +368,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     import ray
 
-    # Ray puts this working directory on its workers' sys.path: env runners import `envs` and `training`
-    # from it (on other nodes from the same path, or from an installed copy).
+    # Ray puts this working directory on its workers' sys.path: env runners import `tabletop_rl` from it (a
+    # checkout; on other nodes from the same path), or from an installed copy.
     owns_ray = not ray.is_initialized()  # a caller's Ray (a notebook, the tests) is left running
     if owns_ray:
         try:
@@ -392,9 +392,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{result['minutes']:.1f} min, {result['env_runners']} env runners, last "
           f"{result['steps_per_second']:,.0f} env steps/s).\nCheckpoint: {result['checkpoint']}\n"
           f"Policy: {result['policy']}\n\nNext:\n"
-          f"  python -m training.evaluate {config.game} {run_dir} heuristic random{options_flags(config)}\n"
-          f"  python -m training.play {config.game} --opponent {run_dir}{options_flags(config)}\n"
-          f"  python -m training.rllib --resume {run_dir} --set iterations={2 * config.iterations}")
+          f"  python -m tabletop_rl.training.evaluate {config.game} {run_dir} heuristic random{options_flags(config)}\n"
+          f"  python -m tabletop_rl.training.play {config.game} --opponent {run_dir}{options_flags(config)}\n"
+          f"  python -m tabletop_rl.training.rllib --resume {run_dir} --set iterations={2 * config.iterations}")
     return 130 if result["stopped"] not in (None, "max_minutes") else 0  # 130: the shell's "interrupted"
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-import envs
+from tabletop_rl import envs
 
 from .opponents import SELF, check_weights
 

@@ -24,7 +24,7 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-import envs
+from tabletop_rl import envs
 
 from .agents import load_agent
 from .train import ACTIVATIONS
@@ -88,7 +88,7 @@ class AgentModule(RLModule):
     """A fixed agent as a non-trainable RLModule: ``load_agent(spec)`` acts on each seat's own observation.
 
     ``model_config = {"game": name, "game_options": {...}, "agent": spec, "seed": int or None}``, spec as
-    for :func:`training.agents.load_agent` (``random``, ``heuristic``, ``pretrained`` or a policy path).
+    for :func:`tabletop_rl.training.agents.load_agent` (``random``, ``heuristic``, ``pretrained`` or a policy path).
     """
 
     def setup(self) -> None:

@@ -228,8 +228,8 @@ class SearchAgent:
     def evaluate(self, candidates: list[int]) -> np.ndarray:
         """Mean value of each candidate over the same sampled worlds."""
         if self.view is None:
-            raise ValueError("SearchAgent has no view of the game: drive it with tabletop_rl.envs.core.match.play_game, "
-                             "or call attach(SeatView) at the start of each game")
+            raise ValueError("SearchAgent has no view of the game: drive it with "
+                             "tabletop_rl.envs.core.match.play_game, or call attach(SeatView) at the start of a game")
         s = self.settings
         seat = self.view.seat
         worlds = [self.view.sample(self.rng) for _ in range(s.worlds)]

@@ -1,9 +1,9 @@
 """Train a MaskablePPO agent for any registered game.
 
-    python -m training.train --config configs/lost_cities.yaml [--set key=value ...]
-    python -m training.train --resume runs/lost_cities [--set total_timesteps=2000000]
+    python -m tabletop_rl.training.train --config configs/lost_cities.yaml [--set key=value ...]
+    python -m tabletop_rl.training.train --resume runs/lost_cities [--set total_timesteps=2000000]
 
-The learner plays one seat of :class:`~training.single_seat.SingleSeatEnv` against the configured
+The learner plays one seat of :class:`~tabletop_rl.training.single_seat.SingleSeatEnv` against the configured
 opponent mix, in ``n_envs`` envs. At every rollout boundary (after a PPO update, before the next
 rollout) the loop, in this order, refreshes the self-play pool, evaluates against the evaluation
 opponents, and writes a checkpoint when they are due. Everything lands in the run's folder,
@@ -15,7 +15,7 @@ is never touched:
 ``checkpoints/step_N.safetensors``  policy, optimizer state, self-play pool, torch RNG (also an agent)
 ``checkpoints/step_N.json``       step counts, Python / numpy RNGs, evaluation history (written last)
 ``tb/``                           TensorBoard logs (``rollout/*``, ``train/*``, ``eval/<opponent>/*``)
-``eval_history.json``             every evaluation record (see :mod:`training.report`)
+``eval_history.json``             every evaluation record (see :mod:`tabletop_rl.training.report`)
 ``policy.safetensors``            the final policy alone (what ``load_agent`` / ``--opponent`` take)
 ``report.md``                     final evaluation, learning curve ``learning_curve.png``, config
 ================================  =======================================================
@@ -26,7 +26,7 @@ last rollout boundary (the unfinished rollout is dropped, so the step count stay
 Ctrl-C aborts. ``--resume`` restores weights, optimizer, step count, snapshot pool, evaluation history
 and the python / numpy / torch RNG states (episodes that were in flight restart with fresh deals); on a
 finished run it says so, and with a raised ``total_timesteps`` it trains on. Checkpoints hold tensors
-and JSON only (:mod:`training.checkpoint`): resuming unpickles nothing.
+and JSON only (:mod:`tabletop_rl.training.checkpoint`): resuming unpickles nothing.
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ except ImportError as error:  # the light install (pip install -e .) evaluates a
     raise SystemExit(f"training needs the 'train' extra ({error.name} is not installed): "
                      "pip install -e '.[train]'  (or: make setup)") from None
 
-import envs
-from envs.core.match import first_place_shares, play_game, score_margins
+from tabletop_rl import envs
+from tabletop_rl.envs.core.match import first_place_shares, play_game, score_margins
 
 from .agents import load_agent, policy_path
 from .checkpoint import (
@@ -426,12 +426,12 @@ def finished_message(config: Config, run_dir: Path) -> str | None:
         return None
     return (f"{run_dir} is finished: {doc['step']:,} steps of total_timesteps={config.total_timesteps:,}, "
             f"evaluated, policy in {run_dir / 'policy.safetensors'}. To train it further, raise the total: "
-            f"python -m training.train --resume {run_dir} --set total_timesteps={2 * doc['step']}")
+            f"python -m tabletop_rl.training.train --resume {run_dir} --set total_timesteps={2 * doc['step']}")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     usage = "\n\n".join(__doc__.split("\n\n")[:2])
-    parser = argparse.ArgumentParser(prog="python -m training.train", description=usage,
+    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.train", description=usage,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config, e.g. configs/lost_cities.yaml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",

@@ -9,7 +9,8 @@ The teacher sees what any agent sees — ``env.observe(its seat)`` — so nothin
 
 Playing the teacher's games costs most of a warm start, so they are played in chunks of ``CHUNK`` games
 spread over ``workers`` processes. Chunk c has its own seed ``(seed, 1, c)``: the data do not depend on
-how many processes played them.
+how many processes played them. Observations are stored sparse (:class:`~tabletop_rl.training.sparse_rows.SparseRows`):
+dense, the decisions of a few thousand games of a game with a large observation would not fit in memory.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tabletop_rl.envs.core.agents import attach_view
 from tabletop_rl.envs.core.match import score_margins
 
 from .agents import load_agent
+from .sparse_rows import SparseRows
 
 if TYPE_CHECKING:  # torch is imported by the fit only: the processes playing teacher games need numpy alone
     import torch
@@ -36,8 +38,9 @@ CHUNK = 200  # teacher games per task
 
 
 def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed: int,
-                  margin_reward: float = 0.0, workers: int = 1, progress: bool = False) -> dict[str, np.ndarray]:
-    """Every decision of ``games`` teacher-vs-teacher games: observations, masks, actions, final rewards."""
+                  margin_reward: float = 0.0, workers: int = 1, progress: bool = False) -> dict[str, Any]:
+    """Every decision of ``games`` teacher-vs-teacher games: observations (``SparseRows``), masks, actions,
+    final rewards (arrays)."""
     tasks = [(game, game_options, teacher, min(CHUNK, games - start), [seed, 1, c], margin_reward)
              for c, start in enumerate(range(0, games, CHUNK))]
     parts = []
@@ -45,7 +48,9 @@ def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed:
         for task, part in zip(tasks, _map(_play_chunk, tasks, workers), strict=True):
             parts.append(part)
             bar.update(task[3])
-    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
+    data = {k: np.concatenate([part[k] for part in parts]) for k in parts[0] if k != "obs"}
+    data["obs"] = SparseRows.join([part["obs"] for part in parts])
+    return data
 
 
 def _map(function: Any, tasks: list[tuple], workers: int) -> Iterator[Any]:
@@ -59,21 +64,22 @@ def _map(function: Any, tasks: list[tuple], workers: int) -> Iterator[Any]:
 
 
 def _play_chunk(game: str, game_options: dict, teacher: str, games: int, seed: list[int],
-                margin_reward: float) -> dict[str, np.ndarray]:
+                margin_reward: float) -> dict[str, Any]:
     env = envs.make(game, wrapped=False, **game_options)
     rng = np.random.default_rng(seed)
     agents = [load_agent(teacher, env.game, seed=int(rng.integers(2**63))) for _ in env.possible_agents]
     seat = env.agent_name_mapping
-    obs, masks, actions, rewards = [], [], [], []
+    obs = SparseRows(env.observation_space(env.possible_agents[0])["observation"].shape[0])
+    masks, actions, rewards = [], [], []
     for _ in range(games):
         env.reset(seed=int(rng.integers(2**63)))
         for s, agent in enumerate(agents):  # a searching teacher gets its seat's view
             attach_view(agent, lambda: env.game_state, s)
-        seats = []
+        seats, game_obs = [], []
         while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
             view = env.observe(env.agent_selection)
             action = agents[seat[env.agent_selection]].act(view["observation"], view["action_mask"])
-            obs.append(view["observation"])
+            game_obs.append(view["observation"])
             masks.append(view["action_mask"].astype(bool))
             actions.append(action)
             seats.append(seat[env.agent_selection])
@@ -83,11 +89,12 @@ def _play_chunk(game: str, game_options: dict, teacher: str, games: int, seed: l
         if margin_reward and not env.truncations[first]:  # the shaping of SingleSeatEnv, seat by seat
             final += margin_reward * score_margins(env.infos[first]["scores"])
         rewards += [final[s] for s in seats]
-    return {"obs": np.array(obs, np.float32), "masks": np.array(masks), "actions": np.array(actions),
+        obs.extend(np.array(game_obs, np.float32).reshape(len(game_obs), obs.width))
+    return {"obs": obs, "masks": np.array(masks), "actions": np.array(actions),
             "rewards": np.array(rewards, np.float32)}
 
 
-def imitate(policy: MaskableActorCriticPolicy, data: dict[str, np.ndarray], epochs: int, batch_size: int,
+def imitate(policy: MaskableActorCriticPolicy, data: dict[str, Any], epochs: int, batch_size: int,
             learning_rate: float, vf_coef: float, seed: int) -> dict[str, Any]:
     """Fit the actor to the teacher's actions and the critic to the final rewards.
 
@@ -96,7 +103,7 @@ def imitate(policy: MaskableActorCriticPolicy, data: dict[str, np.ndarray], epoc
     import torch
 
     generator = torch.Generator().manual_seed(seed)
-    tensors = {k: torch.as_tensor(v) for k, v in data.items()}
+    tensors = {k: torch.as_tensor(v) for k, v in data.items() if k != "obs"}
     n = len(tensors["actions"])
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)  # PPO's own optimizer stays fresh
     # The learning rate decays linearly to 0 over the fit: on 6,000 Lost Cities games this raised the
@@ -106,7 +113,8 @@ def imitate(policy: MaskableActorCriticPolicy, data: dict[str, np.ndarray], epoc
     policy.set_training_mode(True)
     for _ in range(epochs):
         for batch in torch.randperm(n, generator=generator).split(batch_size):
-            logits, values = _masked_logits_and_values(policy, tensors["obs"][batch], tensors["masks"][batch])
+            logits, values = _masked_logits_and_values(policy, torch.as_tensor(data["obs"][batch.numpy()]),
+                                                       tensors["masks"][batch])
             policy_loss = torch.nn.functional.cross_entropy(logits, tensors["actions"][batch])
             value_loss = torch.nn.functional.mse_loss(values, tensors["rewards"][batch])
             optimizer.zero_grad()
@@ -116,7 +124,8 @@ def imitate(policy: MaskableActorCriticPolicy, data: dict[str, np.ndarray], epoc
     policy.set_training_mode(False)
     with torch.no_grad():
         sample = torch.randperm(n, generator=generator)[:20_000]
-        logits, _ = _masked_logits_and_values(policy, tensors["obs"][sample], tensors["masks"][sample])
+        logits, _ = _masked_logits_and_values(policy, torch.as_tensor(data["obs"][sample.numpy()]),
+                                                  tensors["masks"][sample])
         agree = (logits.argmax(1) == tensors["actions"][sample]).float().mean()
     return {"decisions": n, "agreement": float(agree)}
 

@@ -19,7 +19,7 @@ RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 class TabletopEnv(AECEnv):
-    """AEC environment driven by a :class:`~envs.core.game.State`.
+    """AEC environment driven by a :class:`~tabletop_rl.envs.core.game.State`.
 
     * Agents are ``player_0 … player_{n-1}``; ``agent_selection`` is always the engine's
       ``current_player``, so a seat may act several times in a row (multi-step turns, auctions).
@@ -28,7 +28,7 @@ class TabletopEnv(AECEnv):
     * Rewards are terminal only: ``State.returns()`` (zero-sum, in [-1, 1]) when the game ends.
       A turn cap ends the episode with ``truncations`` set and zero rewards.
     * ``state()`` / ``state_space``: the global state for centralized critics (``State.global_state``).
-    * ``env.unwrapped.game_state`` is the engine state (``envs.core.game.State``), for analysis and search.
+    * ``env.unwrapped.game_state`` is the engine state (``tabletop_rl.envs.core.game.State``), for analysis and search.
     * ``reset(seed=s)`` makes the whole episode reproducible; a later ``reset()`` without a seed
       continues the same seeded sequence of games.
     """

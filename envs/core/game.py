@@ -8,7 +8,7 @@ A game is split the way OpenSpiel splits it:
   draws) happens inside the engine through the state's own seeded generator, so there is no chance
   player and every decision belongs to exactly one seat, ``current_player``.
 
-Engines are pure Python + numpy and know nothing of gymnasium or PettingZoo; ``envs.core.aec`` adapts
+Engines are pure Python + numpy and know nothing of gymnasium or PettingZoo; ``tabletop_rl.envs.core.aec`` adapts
 any of them to a PettingZoo ``AECEnv``.
 """
 

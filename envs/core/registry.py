@@ -1,4 +1,4 @@
-"""Name → game registry behind ``envs.make`` and ``envs.list_games``."""
+"""Name → game registry behind ``tabletop_rl.envs.make`` and ``tabletop_rl.envs.list_games``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import importlib
 
 from .game import Game
 
-# name -> module path; modules are imported on first use so `import envs` stays cheap.
+# name -> module path; modules are imported on first use so `import tabletop_rl` stays cheap.
 _GAMES: dict[str, str] = {}
 
 

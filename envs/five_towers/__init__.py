@@ -29,7 +29,7 @@ pile's contents are given per kind (``unseen``). Masks are exact and never lead 
 ``canonical_order``, ``auto_resolve_forced`` (§10). Rules: ``../shared/rules/five_towers.md``.
 """
 
-from envs.core.aec import make_env_functions
+from tabletop_rl.envs.core.aec import make_env_functions
 
 from .bots import HeuristicAgent
 from .game import Game, State

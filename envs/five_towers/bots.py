@@ -14,7 +14,7 @@ from itertools import combinations
 
 import numpy as np
 
-from envs.core.game import Game
+from tabletop_rl.envs.core.game import Game
 
 from .game import BLOCKED, NO_TOWER, NUM_SLOTS, NUM_TYPES, PLACE, TAKE, TEAR_NONE, can_place, tower_score
 

@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import options as opt
-from envs.core.game import TERMINAL
-from envs.core.game import Game as BaseGame
-from envs.core.game import State as BaseState
-from envs.core.layout import Layout
-from envs.core.piles import card_depths, first_copies
+from tabletop_rl.envs.core import options as opt
+from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.core.game import Game as BaseGame
+from tabletop_rl.envs.core.game import State as BaseState
+from tabletop_rl.envs.core.layout import Layout
+from tabletop_rl.envs.core.piles import card_depths, first_copies
 
 TYPE_NAMES = ("candy", "scary", "tree", "scrap", "sand")  # F2
 NUM_TYPES, NUM_VALUES, NUM_KINDS, NUM_SLOTS = 5, 16, 80, 5

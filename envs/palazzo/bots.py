@@ -20,8 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from envs.core.agents import legal_actions
-from envs.core.game import Game
+from tabletop_rl.envs.core.agents import legal_actions
+from tabletop_rl.envs.core.game import Game
 
 from .game import (
     ACTION,

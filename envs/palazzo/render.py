@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.canvas import Canvas
-from envs.core.game import TERMINAL
+from tabletop_rl.envs.core.canvas import Canvas, LegendItem, legend_height
+from tabletop_rl.envs.core.game import TERMINAL
 
 from .game import (
     BID,
@@ -105,9 +105,23 @@ def text_table(state: State, viewer: int | None) -> str:
 
 MATERIAL_RGB = ((178, 72, 52), (222, 190, 120), (236, 236, 242))
 CURRENCY_RGB = ((214, 80, 70), (80, 120, 210), (90, 170, 90), (160, 160, 160))  # A, B, C, Z
+STACK_RGB, DECK_RGB, DISCARD_RGB, X3_RGB = (90, 70, 50), (60, 50, 90), (70, 70, 70), (240, 200, 60)
+FOCUS_RGB, FLOOR_RGB = (255, 230, 0), (150, 190, 160)
 TILE_W, TILE_H, GAP = 34, 20, 6
 CARD_W, CARD_H = 24, 32
 MAX_SHOWN_PALACES = 21
+LEGEND: list[LegendItem] = [
+    *zip(MATERIAL_RGB, ("BRICK", "SANDSTONE", "MARBLE"), strict=True),
+    (None, "F.W ON A TILE = FLOOR.WINDOWS"),
+    *zip(CURRENCY_RGB, ("CURRENCY A", "CURRENCY B", "CURRENCY C", "Z = CERTIFICATE (2)"), strict=True),
+    (None, "3-7 = CARD VALUE"), (STACK_RGB, "I II III: TILES LEFT IN THE STACK"), (None, "RIDERS: DRAWN / 5"),
+    (None, "PRICE = PER SUPPLY TILE"), (DECK_RGB, "DECK: CARDS LEFT"), (DISCARD_RGB, "DISC: DISCARD PILE SIZE"),
+    (X3_RGB, "X3: OPENING BID; TABLE / PN = WHERE IT IS"), (None, "V / T = PAYMENT SO FAR / TO REACH"),
+    (None, "1-5 AT THE LEFT = FLOOR"), (None, "N:S UNDER A PALACE = PALACE N SCORES S"),
+    (None, "KNOWN = HAND CARDS SEEN BY ALL"),
+    (FOCUS_RGB, "PLAYER TO ACT, MASTER BUILDER (MB), TILES CHOSEN / TO PLACE"),
+]
+"""What the picture's colours, letters and numbers mean (drawn under the table)."""
 
 
 def _tile(cv: Canvas, x: int, y: int, t: int, frame: tuple[int, int, int] | None = None) -> None:
@@ -127,28 +141,30 @@ def _row_of_tiles(cv: Canvas, x: int, y: int, tiles: list[int], width: int, high
     per_row = max(1, width // (TILE_W + 4))
     for i, t in enumerate(tiles):
         _tile(cv, x + (i % per_row) * (TILE_W + 4), y + (i // per_row) * (TILE_H + 4), t,
-              (255, 230, 0) if t in highlight else None)
+              FOCUS_RGB if t in highlight else None)
 
 
 def picture(state: State) -> np.ndarray:
     """The whole table (hidden hands as sizes): status line, stacks, supply, the four quarries with the master
     builder, the money display, deck, discard pile and X3, then one panel per player with the palaces as
     towers of tiles (floor 1 at the bottom, coloured by material, ``floor.windows`` on each tile), the
-    palace scores, the hand size and the bid."""
+    palace scores, the hand size and the bid.  A legend under it names the materials and currencies and says
+    what the numbers and marks mean."""
     g = state.game
     n = g.num_players
     width = 940
     panel_h = 5 * TILE_H + 44
     header_h = 200
-    cv = Canvas(width, header_h + n * (panel_h + GAP) + GAP)
-    white, yellow = (255, 255, 255), (255, 230, 0)
+    table_h = header_h + n * (panel_h + GAP) + GAP
+    cv = Canvas(width, table_h + legend_height(LEGEND, width - 2 * GAP) + GAP)
+    white, yellow = (255, 255, 255), FOCUS_RGB
     cv.text(GAP, GAP, f"PALAZZO  TURN {state.turn}  ACTIVE P{state.active}  " + _status(state).upper(), scale=1)
 
     # stacks and riders
     y = 24
     for s, stack in enumerate(state.stacks):
         x = GAP + s * (CARD_W + 10)
-        cv.card(x, y, CARD_W + 4, CARD_H, (90, 70, 50), str(len(stack)), text_colour=white)
+        cv.card(x, y, CARD_W + 4, CARD_H, STACK_RGB, str(len(stack)), text_colour=white)
         cv.text(x + 2, y + CARD_H + 3, STACK_NAMES[s])
     cv.text(GAP, y + CARD_H + 14, f"RIDERS {state.riders}/{NUM_RIDERS}")
     # supply
@@ -172,13 +188,13 @@ def picture(state: State) -> np.ndarray:
             _money_card(cv, x, y + 10, k)
             x += CARD_W + 3
     x = max(x + 10, 150)
-    cv.card(x, y + 10, CARD_W + 6, CARD_H, (60, 50, 90), str(len(state.deck)), text_colour=white)
+    cv.card(x, y + 10, CARD_W + 6, CARD_H, DECK_RGB, str(len(state.deck)), text_colour=white)
     cv.text(x, y + CARD_H + 13, "DECK")
     x += CARD_W + 16
-    cv.card(x, y + 10, CARD_W + 6, CARD_H, (70, 70, 70), str(sum(state.discard)), text_colour=white)
+    cv.card(x, y + 10, CARD_W + 6, CARD_H, DISCARD_RGB, str(sum(state.discard)), text_colour=white)
     cv.text(x, y + CARD_H + 13, "DISC")
     x += CARD_W + 16
-    cv.card(x, y + 10, CARD_W, CARD_H, (240, 200, 60) if not state.x3_out else (80, 80, 80), "X3", scale=1)
+    cv.card(x, y + 10, CARD_W, CARD_H, X3_RGB if not state.x3_out else (80, 80, 80), "X3", scale=1)
     cv.text(x, y + CARD_H + 13, "TABLE" if not state.x3_out else f"P{state.active}")
     x += CARD_W + 16
     info = []
@@ -215,7 +231,7 @@ def picture(state: State) -> np.ndarray:
                 f"  {len(state.palaces[p])} PALACES{bid}", yellow if p == state.current_player else white)
         base = y0 + 16 + 4 * TILE_H  # y of floor-1 tiles
         for f in range(5):
-            cv.text(GAP + 2, base - f * TILE_H + 7, str(f + 1), (150, 190, 160))
+            cv.text(GAP + 2, base - f * TILE_H + 7, str(f + 1), FLOOR_RGB)
         if state.in_auction and any(state.bids[p]):
             x = width - GAP - 4
             for k in range(NUM_KINDS - 1, -1, -1):
@@ -230,4 +246,6 @@ def picture(state: State) -> np.ndarray:
         extra = len(state.palaces[p]) - MAX_SHOWN_PALACES
         if extra > 0:
             cv.text(width - 60, base, f"+{extra}")
+    cv.rect(0, table_h - 1, width, 1, FLOOR_RGB)
+    cv.legend(GAP, table_h + 3, width - 2 * GAP, LEGEND)
     return cv.image()

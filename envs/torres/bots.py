@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core.game import Game
+from tabletop_rl.envs.core.game import Game
 
 from .board import DIST, EMPTY, KING, NEIGH, SQUARES, Board
 from .cards import (

@@ -2,7 +2,7 @@
 
 A game is a sequence of decision points D1–D12 (T70), each one flat action of ``Discrete(305)`` (T71;
 tabled in the package docstring, ``envs/torres/__init__.py``). The board and its castles live in
-:class:`~envs.torres.board.Board`, which keeps castle membership incrementally and caches the block
+:class:`~tabletop_rl.envs.torres.board.Board`, which keeps castle membership incrementally and caches the block
 targets and door exits; this module holds the players, stacks, cards, turn order and scoring, and
 drives the decisions. The observation is kept in ``observation.py``.
 """
@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import options as opt
-from envs.core.game import TERMINAL
-from envs.core.game import Game as BaseGame
-from envs.core.game import State as BaseState
+from tabletop_rl.envs.core import options as opt
+from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.core.game import Game as BaseGame
+from tabletop_rl.envs.core.game import State as BaseState
 
 from . import observation as obs
 from .board import DIST, EMPTY, KING, NONE, SQUARES, Board, square_name

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.layout import Layout
+from tabletop_rl.envs.core.layout import Layout
 
 from .board import MAX_CASTLES, SQUARES
 from .cards import NUM_CARD_TYPES

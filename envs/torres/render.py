@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.canvas import Canvas
-from envs.core.game import TERMINAL
+from tabletop_rl.envs.core.canvas import Canvas, LegendItem, legend_height
+from tabletop_rl.envs.core.game import TERMINAL
 
 from .board import EMPTY, KING, SIZE, square_name
 from .cards import CARD_NAMES, MASTER_NAMES, MASTER_TEXT
@@ -108,6 +108,7 @@ def _pending(state: State, viewer: int | None) -> str:
 CELL, MARGIN, PANEL_W = 60, 24, 330
 GROUND = (214, 190, 140)
 WALL = (40, 30, 20)
+SELECTED = (255, 255, 255)
 
 
 def _stone(height: int) -> tuple[int, int, int]:
@@ -119,10 +120,13 @@ def _stone(height: int) -> tuple[int, int, int]:
 def picture(state: State) -> np.ndarray:
     """The board with each square's height, castle walls (thick lines where castles end), knights in seat
     colours, the king, the king's castle framed in gold and the selected square in white; a side panel
-    with the phase, the pending decision, scores, stacks and cards."""
+    with the phase, the pending decision, scores, stacks and cards.  A legend under the board names the
+    seat colours and says what the squares, numbers and letters mean."""
     b = state.board
     board_px = SIZE * CELL
-    cv = Canvas(MARGIN + board_px + MARGIN + PANEL_W, MARGIN + board_px + MARGIN + 24)
+    width, table_h = MARGIN + board_px + MARGIN + PANEL_W, MARGIN + board_px + MARGIN // 2
+    key = _legend(state.game.num_players)
+    cv = Canvas(width, table_h + legend_height(key, width - 2 * MARGIN) + MARGIN // 2)
     cv.rect(0, 0, cv.pixels.shape[1], cv.pixels.shape[0], (30, 45, 35))
     home = b.cid[state.king] if state.king >= 0 else -2
     for s in range(64):
@@ -141,12 +145,26 @@ def picture(state: State) -> np.ndarray:
     _walls(cv, state, home)
     if state.selected >= 0:  # over the walls, so that it shows on a castle's edge too
         r, c = divmod(state.selected, SIZE)
-        cv.rect(MARGIN + c * CELL, MARGIN + r * CELL, CELL, CELL, None, border=(255, 255, 255), border_width=4)
+        cv.rect(MARGIN + c * CELL, MARGIN + r * CELL, CELL, CELL, None, border=SELECTED, border_width=4)
     for i in range(SIZE):  # coordinates
         cv.text(MARGIN + i * CELL + CELL // 2 - 2, MARGIN - 12, str(i), (200, 200, 200))
         cv.text(MARGIN - 12, MARGIN + i * CELL + CELL // 2 - 3, str(i), (200, 200, 200))
     _panel(cv, state, MARGIN + board_px + MARGIN, MARGIN)
+    cv.rect(0, table_h - 1, width, 1, (90, 110, 95))
+    cv.legend(MARGIN, table_h + 3, width - 2 * MARGIN, key)
     return cv.image()
+
+
+def _legend(num_players: int) -> list[LegendItem]:
+    """What the picture's colours, letters and numbers mean."""
+    return [*((SEAT_RGB[p], f"{SEAT_NAMES[p].upper()} KNIGHT") for p in range(num_players)),
+            (GOLD, "K = KING; GOLD: KING'S CASTLE, PLAYER TO ACT"), (GROUND, "GROUND"),
+            (_stone(1), "CASTLE SQUARE, DARKER = HIGHER"), (None, "BIG NUMBER = HEIGHT"),
+            (None, "CORNER LETTER = CASTLE"), (None, "THICK DARK LINE = CASTLE EDGE"),
+            (SELECTED, "SELECTED SQUARE"),
+            (None, "PTS = SCORE"), (None, "STACKS = BLOCKS IN EACH STACK"), (None, "TURN = THIS TURN'S STACK"),
+            (None, "KNIGHTS A2 = ON CASTLE A AT LEVEL 2"), (None, "AP = ACTION POINTS LEFT"),
+            (None, "CARDS = IN HAND"), (None, "DECK = CARDS LEFT"), (None, "SUPPLY = BLOCKS LEFT")]
 
 
 def _walls(cv: Canvas, state: State, home: int) -> None:

@@ -1,0 +1,140 @@
+"""The one import path, ``tabletop_rl`` (issue 12): a source checkout and an installed copy, used from a project
+that has its own ``envs/`` and ``training/`` packages, both give this repository's games, each module once."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from fnmatch import fnmatch
+from pathlib import Path
+
+import gymnasium
+import pettingzoo
+import pytest
+
+import tabletop_rl
+from tabletop_rl import envs
+from tabletop_rl.training.single_seat import SingleSeatEnv, single_seat_env
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Run in a child process whose current directory holds the decoy packages (the current directory comes first
+# on sys.path). Prints where its packages came from.
+CHILD = """
+import json, sys
+import gymnasium, pettingzoo
+import tabletop_rl
+from tabletop_rl.training.agents import load_agent
+from tabletop_rl.training.single_seat import SingleSeatEnv
+
+for name in tabletop_rl.list_games():
+    env = tabletop_rl.make(name)
+    env.reset(seed=0)
+    state = env.state()
+    assert env.state_space.contains(state) and state.shape == env.state_space.shape, name
+    assert type(pettingzoo.make("aec", f"tabletop/{name}-v0").unwrapped) is type(env.unwrapped), name
+    assert isinstance(gymnasium.make(f"tabletop/{name}-v0", opponent="heuristic").unwrapped, SingleSeatEnv), name
+load_agent("pretrained", tabletop_rl.make("lost_cities", wrapped=False).game)  # package data, numpy only
+top_level = sorted({module.split(".")[0] for module in sys.modules} & {"envs", "training"})
+print(json.dumps({"games": tabletop_rl.list_games(), "top_level": top_level, "tabletop_rl": tabletop_rl.__file__,
+                  "envs": tabletop_rl.envs.__file__, "training": tabletop_rl.training.__file__}))
+"""
+
+
+def run_beside_decoys(tmp_path: Path, pythonpath: Path) -> dict:
+    """Runs CHILD from a folder with decoy ``envs`` and ``training`` packages that fail if imported."""
+    work = tmp_path / "research_repo"
+    for decoy in ("envs", "training"):
+        (work / decoy).mkdir(parents=True)
+        (work / decoy / "__init__.py").write_text(f"raise ImportError('the decoy {decoy} package was imported')\n")
+    done = subprocess.run([sys.executable, "-c", CHILD], cwd=work, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(pythonpath)})
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["games"] == envs.list_games() and found["top_level"] == []
+    return found
+
+
+def test_source_checkout_beside_decoys(tmp_path):
+    found = run_beside_decoys(tmp_path, ROOT)
+    assert found["tabletop_rl"] == str(ROOT / "tabletop_rl" / "__init__.py")
+    assert found["envs"] == str(ROOT / "envs" / "__init__.py")
+    assert found["training"] == str(ROOT / "training" / "__init__.py")
+
+
+@pytest.mark.slow
+def test_installed_copy_beside_decoys(tmp_path):
+    """A real (non-editable) install by pip and setuptools, offline, of the files the build needs."""
+    pytest.importorskip("setuptools", reason="the dev extra installs setuptools")
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in ("tabletop_rl", "envs", "training"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    site = tmp_path / "site"
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                          "--no-index", "--target", str(site), str(source)], capture_output=True, text=True,
+                         timeout=300)
+    assert pip.returncode == 0, pip.stderr
+    found = run_beside_decoys(tmp_path, site)
+    assert found["tabletop_rl"] == str(site / "tabletop_rl" / "__init__.py")
+    assert found["envs"] == str(site / "tabletop_rl" / "envs" / "__init__.py")
+    assert found["training"] == str(site / "tabletop_rl" / "training" / "__init__.py")
+
+
+def setuptools_config() -> dict:
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
+def test_pyproject_lists_every_package_and_data_file():
+    """``packages`` in pyproject.toml must name every folder with an ``__init__.py`` (a new game package too), and
+    ``package-data`` every other file under envs/ and training/ (policies loaded at runtime)."""
+    config = setuptools_config()
+    folders = {"tabletop_rl": ROOT / "tabletop_rl"} | {
+        ".".join((package, *init.parent.relative_to(ROOT / folder).parts)): init.parent
+        for package, folder in config["package-dir"].items() for init in (ROOT / folder).rglob("__init__.py")}
+    assert sorted(config["packages"]) == sorted(folders)
+    for root in {ROOT / "tabletop_rl", *(ROOT / folder for folder in config["package-dir"].values())}:
+        for path in root.rglob("*"):
+            if path.is_file() and path.suffix not in (".py", ".pyc") and path.parent.name != "__pycache__":
+                owner = max((p for p, f in folders.items() if path.is_relative_to(f)), key=len)
+                relative = path.relative_to(folders[owner]).as_posix()
+                assert any(fnmatch(relative, pattern) for pattern in config["package-data"].get(owner, [])), path
+
+
+def test_one_object_behind_every_name():
+    assert tabletop_rl.envs is envs and tabletop_rl.make is envs.make and tabletop_rl.list_games is envs.list_games
+    spec = gymnasium.spec("tabletop/lost_cities-v0")
+    assert gymnasium.envs.registration.load_env_creator(spec.entry_point) is single_seat_env
+    assert isinstance(gymnasium.make("tabletop/lost_cities-v0").unwrapped, SingleSeatEnv)
+    assert type(pettingzoo.make("aec", "tabletop/torres-v0").unwrapped) is type(tabletop_rl.make("torres").unwrapped)
+
+
+@pytest.mark.parametrize(("command", "hint"), [
+    (["-c", "import envs"], "import tabletop_rl (or tabletop_rl.envs), not envs"),
+    (["-m", "training.train", "--help"], "python -m tabletop_rl.training.train"),
+])
+def test_old_top_level_names_fail_clearly(command, hint):
+    """From the checkout, ``envs`` and ``training`` would be second copies of the packages: refused, with a hint."""
+    done = subprocess.run([sys.executable, *command], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and hint in done.stderr
+
+
+OLD_IMPORT = re.compile(r"^\s*(?:import|from)\s+(?:envs|training)\b|-m\s+(?:envs|training)\.", re.MULTILINE)
+
+
+def test_nothing_uses_the_old_top_level_names():
+    """Code, docs, configs and commands name ``tabletop_rl.envs`` / ``tabletop_rl.training``, never ``envs`` or
+    ``training`` at top level, which would be second copies of the packages (or a research repo's folders)."""
+    files = [ROOT / name for name in ("README.md", "Makefile", ".ci/run")] + [
+        path for folder in ("tabletop_rl", "envs", "training", "tests", "benchmarks", "examples", "docs", "configs")
+        for path in (ROOT / folder).rglob("*") if path.suffix in (".py", ".md", ".yaml")]
+    offenders = [f"{path.relative_to(ROOT)}: {match.group(0).strip()}" for path in files
+                 if path != Path(__file__).resolve() for match in OLD_IMPORT.finditer(path.read_text())]
+    assert offenders == []
