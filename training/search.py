@@ -14,7 +14,7 @@ At a decision with a real choice the agent
 
 A decision with a single legal action costs nothing (no sampling, no network call). Budgets are counts
 (worlds × candidates × plies), never wall-clock, so the agent is deterministic given its seed. See
-``docs/search.md`` for the measurements behind the defaults.
+``docs/search.md`` for the cost per decision and the measured strength.
 
 Agent spec (``tabletop_rl.training.agents.load_agent``): ``search`` or ``search:key=value,key=value,…``:
 
