@@ -93,12 +93,15 @@ def setuptools_config() -> dict:
 
 
 def test_pyproject_lists_every_package_and_data_file():
-    """``packages`` in pyproject.toml must name every folder with an ``__init__.py`` (a new game package too), and
-    ``package-data`` every other file under envs/ and training/ (policies loaded at runtime)."""
+    """``packages`` in pyproject.toml must name every folder with an ``__init__.py`` (a new game package too) or
+    with data files, and ``package-data`` every such file under envs/ and training/ (policies loaded at
+    runtime). Data folders are listed as packages too: setuptools warns about unlisted ones."""
     config = setuptools_config()
     folders = {"tabletop_rl": ROOT / "tabletop_rl"} | {
-        ".".join((package, *init.parent.relative_to(ROOT / folder).parts)): init.parent
-        for package, folder in config["package-dir"].items() for init in (ROOT / folder).rglob("__init__.py")}
+        ".".join((package, *path.parent.relative_to(ROOT / folder).parts)): path.parent
+        for package, folder in config["package-dir"].items() for path in (ROOT / folder).rglob("*")
+        if path.is_file() and path.parent.name != "__pycache__"
+        and (path.name == "__init__.py" or path.suffix != ".py")}
     assert sorted(config["packages"]) == sorted(folders)
     for root in {ROOT / "tabletop_rl", *(ROOT / folder for folder in config["package-dir"].values())}:
         for path in root.rglob("*"):
