@@ -190,6 +190,8 @@ def test_load_agent_refuses_other_games_and_unknown_specs(tmp_path):
         load_agent("heuristc", lost_cities)
     assert isinstance(load_agent("pretrained", lost_cities), PolicyAgent)  # shipped in training/pretrained/
     assert isinstance(load_agent("pretrained", five_towers), PolicyAgent)
+    for name in ("palazzo", "torres"):
+        assert isinstance(load_agent("pretrained", envs.make(name, wrapped=False).game), PolicyAgent)
 
 
 def test_pretrained_is_refused_for_other_spaces_with_a_hint(tmp_path, monkeypatch):
