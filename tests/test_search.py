@@ -15,11 +15,11 @@ from tabletop_rl.training.search import SearchAgent, SearchSettings
 from tabletop_rl.training.single_seat import SingleSeatEnv
 
 SMALL = "search:worlds=4,k=3"  # budgets small enough for tests; the strength is measured in docs/search.md
-# play-outs cut short to stay fast (without a fitting shipped policy — Five Towers beyond 2 players, Palazzo,
-# Torres — the heuristic plays them, one state at a time)
+# play-outs cut short to stay fast (with a shipped policy the network plays them; without one — Five Towers
+# beyond 2 players, say — the heuristic does, one state at a time)
 SHORT = "search:worlds=3,horizon=6"
-# Torres without a policy: every legal move (up to ~45) is a candidate
-TINY = "search:worlds=1,horizon=2"
+# Torres without a policy (none given): every legal move (up to ~45) is a candidate
+TINY = "search:worlds=1,horizon=2,policy=none"
 SEARCHES = 15  # searched decisions per game in the whole-game tests
 
 
@@ -162,7 +162,7 @@ def test_hidden_cards_differ_between_the_twins():
     ("lost_cities", "search:worlds=2,k=2,horizon=8", {}),
     ("five_towers", "search:worlds=2,k=2,horizon=8", {}),
     ("five_towers", "search:worlds=2,horizon=8", {"num_players": 4}),
-    ("palazzo", "search:worlds=2,horizon=4", {}),
+    ("palazzo", "search:worlds=2,horizon=4,policy=none", {}),
     ("torres", TINY, {}),
 ])
 def test_search_plays_legal_moves_and_is_deterministic(game, spec, options):
@@ -244,8 +244,10 @@ def test_candidates_are_the_top_k_moves_above_the_prior_threshold():
     ("lost_cities", "search:worlds=9,policy=none", {}, "heuristic", 9),
     ("five_towers", "search", {}, "policy", 32),  # the shipped policy fits 2 players
     ("five_towers", "search", {"num_players": 4}, "heuristic", 4),
-    ("palazzo", "search", {}, "heuristic", 4),
-    ("torres", "search", {}, "heuristic", 4),
+    ("palazzo", "search", {}, "policy", 32),  # shipped for 4 players, the default
+    ("palazzo", "search", {"num_players": 2}, "heuristic", 4),
+    ("torres", "search", {}, "policy", 32),  # shipped for 2 players
+    ("torres", "search", {"num_players": 3}, "heuristic", 4),
 ])
 def test_automatic_settings_follow_the_play_outs(game, spec, options, rollout, worlds):
     """Without a fitting network the heuristic plays the play-outs, and fewer worlds keep a decision cheap."""
