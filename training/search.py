@@ -10,9 +10,7 @@ At a decision with a real choice the agent
 3. plays each candidate in each world and plays every world out to the end with the rollout policy for
    every seat — all worlds of all candidates in lockstep, one batched network call per ply;
 4. plays the candidate with the highest mean value + ``c`` · ln π, the value being its seat's score margin
-   (own score − mean of the others') or its return; with ``z`` > 0 a candidate other than the prior's
-   favourite also pays ``z`` standard errors of its per-world difference from the favourite (a move the worlds
-   cannot tell apart from the favourite does not displace it).
+   (own score − mean of the others') or its return.
 
 A decision with a single legal action costs nothing (no sampling, no network call). Budgets are counts
 (worlds × candidates × plies), never wall-clock, so the agent is deterministic given its seed. See
@@ -33,8 +31,6 @@ key             default       meaning
 ``k``           4             most candidates searched
 ``min_prior``   0.02          a candidate needs at least this prior probability (the top move always qualifies)
 ``c``           2.0           weight of ln π(a) added to the mean value
-``z``           0             standard errors of the paired difference from the prior's favourite subtracted
-                              from every other candidate (0: the plain mean)
 ``temperature`` 0             rollout network temperature: 0 plays the arg-max
 ``horizon``     0             plies per play-out before it is scored as it stands (``State.scores`` is
                               provisional then); 0 plays to the end
@@ -77,7 +73,6 @@ class SearchSettings:
     k: int = 4
     min_prior: float = 0.02
     c: float = 2.0
-    z: float = 0.0
     temperature: float = 0.0
     horizon: int = 0
     value: str = "margin"
@@ -92,8 +87,6 @@ class SearchSettings:
             problems.append(f"min_prior={self.min_prior} (expected 0..1)")
         if not (np.isfinite(self.c) and self.c >= 0):
             problems.append(f"c={self.c} (expected a finite number >= 0)")
-        if not (np.isfinite(self.z) and self.z >= 0):
-            problems.append(f"z={self.z} (expected a finite number >= 0)")
         if not (np.isfinite(self.temperature) and self.temperature >= 0):
             problems.append(f"temperature={self.temperature} (expected a finite number >= 0)")
         if self.horizon < 0:
@@ -218,17 +211,7 @@ class SearchAgent:
             return candidates[0]
         values = self.evaluate(candidates)
         self.searched += 1
-        return candidates[int(np.argmax(self.scores(values, log_prior)))]
-
-    def scores(self, values: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
-        """Selection score per candidate from its values in each world (candidates × worlds, the prior's
-        favourite first): mean + c·ln π − z·(standard error of the per-world difference from the favourite)."""
-        s = self.settings
-        score = values.mean(axis=1) + s.c * log_prior
-        if s.z and values.shape[1] > 1:
-            differences = values - values[0]
-            score -= s.z * differences.std(axis=1, ddof=1) / np.sqrt(values.shape[1])
-        return score
+        return candidates[int(np.argmax(values + self.settings.c * log_prior))]
 
     def candidates(self, observation: np.ndarray, legal: list[int]) -> tuple[list[int], np.ndarray]:
         """The moves worth searching, most likely first, and their log prior (uniform without a network)."""
@@ -243,7 +226,7 @@ class SearchAgent:
         return [legal[i] for i in keep], log_p[keep]
 
     def evaluate(self, candidates: list[int]) -> np.ndarray:
-        """The value of each candidate (rows) in each of the same sampled worlds (columns)."""
+        """Mean value of each candidate over the same sampled worlds."""
         if self.view is None:
             raise ValueError("SearchAgent has no view of the game: drive it with "
                              "tabletop_rl.envs.core.match.play_game, or call attach(SeatView) at the start of a game")
@@ -263,7 +246,7 @@ class SearchAgent:
         with _BLAS.limit(limits=1, user_api="blas"):  # extra threads only thrash a shared, busy CPU
             play_out(states, self.player, s.horizon)
         values = np.array([outcome(state, seat, s.value) for state in states])
-        return values.reshape(len(candidates), s.worlds)
+        return values.reshape(len(candidates), s.worlds).mean(axis=1)
 
 
 # --------------------------------------------------------------------------- loading
