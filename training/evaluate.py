@@ -67,7 +67,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_rl import envs
-from tabletop_rl.envs.core.agents import Agent
+from tabletop_rl.envs.core.agents import Agent, SeatView, pass_view
 from tabletop_rl.envs.core.match import first_place_shares, play_game, score_margins
 from tabletop_rl.training.agents import SUFFIX, agent_factory
 from tabletop_rl.training.config import apply_override
@@ -245,9 +245,8 @@ class Timed:
     def __init__(self, agent: Agent, times: DecisionTimes):
         self.agent, self.times = agent, times
 
-    def attach(self, view: Any) -> None:
-        if hasattr(self.agent, "attach"):
-            self.agent.attach(view)
+    def attach(self, view: SeatView) -> None:
+        pass_view(self.agent, view)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         searched = getattr(self.agent, "searched", None)

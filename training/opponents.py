@@ -19,7 +19,7 @@ import numpy as np
 from tabletop_rl.envs.core.agents import Agent
 from tabletop_rl.envs.core.game import Game
 
-from .agents import load_agent
+from .agents import agent_factory
 from .policy import MLPPolicy, PolicyAgent, PolicyInfo
 
 SELF = "self"
@@ -63,17 +63,19 @@ class OpponentMix:
         self.snapshot_info = PolicyInfo.for_game(game, network) if network else None
         self.snapshot_deterministic = snapshot_deterministic
         self.snapshots: list[PolicyAgent] = []
+        # files are read once here; reseed() only makes fresh agents from them
+        self.factories = {name: agent_factory(name, game) for name in self.names if name != SELF}
         self.reseed(np.random.default_rng())
 
     def reseed(self, rng: np.random.Generator) -> None:
         """Fresh agents whose randomness derives from ``rng`` (the env's generator)."""
         self.rng = np.random.default_rng(rng.integers(2**63))
-        self.fixed: dict[str, Agent] = {name: load_agent(name, self.game, seed=int(self.rng.integers(2**63)))
-                                        for name in self.names if name != SELF}
+        self.fixed: dict[str, Agent] = {name: make(int(self.rng.integers(2**63)))
+                                        for name, make in self.factories.items()}
         self.snapshot_rng = np.random.default_rng(self.rng.integers(2**63))
         # A searching agent (with ``attach``) holds its seat's view: one of its own per opponent seat.
         self.per_seat: dict[tuple[str, int], Agent] = {
-            (name, seat): load_agent(name, self.game, seed=int(self.rng.integers(2**63)))
+            (name, seat): self.factories[name](int(self.rng.integers(2**63)))
             for name, agent in self.fixed.items() if hasattr(agent, "attach")
             for seat in range(self.game.num_players)}
         for agent in self.snapshots:

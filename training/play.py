@@ -26,7 +26,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from tabletop_rl import envs
-from tabletop_rl.envs.core.agents import Agent, SeatView
+from tabletop_rl.envs.core.agents import Agent, SeatView, pass_view
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training.agents import load_agent
 from tabletop_rl.training.config import apply_override
@@ -139,8 +139,7 @@ class Narrated:
 
     def attach(self, view: SeatView) -> None:
         """A searching opponent gets its seat's view (``play_game`` hands one to every agent that asks)."""
-        if hasattr(self.agent, "attach"):
-            self.agent.attach(view)
+        pass_view(self.agent, view)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         action = self.agent.act(observation, action_mask)

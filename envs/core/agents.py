@@ -48,9 +48,14 @@ class SeatView:
 
 def attach_view(agent: Agent, live: Callable[[], State], seat: int) -> None:
     """Give ``agent`` a :class:`SeatView` of ``seat`` if it asks for one (defines ``attach``)."""
-    attach = getattr(agent, "attach", None)
-    if attach is not None:
-        attach(SeatView(live, seat))
+    if hasattr(agent, "attach"):
+        agent.attach(SeatView(live, seat))
+
+
+def pass_view(agent: Agent, view: SeatView) -> None:
+    """For wrappers of an agent (timing, narrating it): hand their ``view`` on if the agent asks for one."""
+    if hasattr(agent, "attach"):
+        agent.attach(view)
 
 
 class RandomAgent:
