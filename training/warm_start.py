@@ -45,7 +45,7 @@ def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed:
              for c, start in enumerate(range(0, games, CHUNK))]
     parts = []
     with tqdm(total=games, unit="game", desc=f"{teacher} games", disable=not progress, mininterval=1) as bar:
-        for task, part in zip(tasks, _map(_play_chunk, tasks, workers), strict=True):
+        for task, part in zip(tasks, parallel_map(_play_chunk, tasks, workers), strict=True):
             parts.append(part)
             bar.update(task[3])
     data = {k: np.concatenate([part[k] for part in parts]) for k in parts[0] if k != "obs"}
@@ -53,7 +53,7 @@ def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed:
     return data
 
 
-def _map(function: Any, tasks: list[tuple], workers: int) -> Iterator[Any]:
+def parallel_map(function: Any, tasks: list[tuple], workers: int) -> Iterator[Any]:
     """``function(*task)`` for every task, in order; in a pool of processes when there are several."""
     if workers < 2 or len(tasks) < 2:
         yield from (function(*task) for task in tasks)
