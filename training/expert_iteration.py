@@ -37,9 +37,9 @@ from tqdm import tqdm
 
 import tabletop_rl
 from tabletop_rl.envs.core.agents import Agent, SeatView, pass_view
-from tabletop_rl.envs.core.match import play_game
+from tabletop_rl.envs.core.match import play_game, score_margins
 
-from .agents import load_agent, policy_path
+from .agents import agent_factory, load_agent, policy_path
 from .evaluate import mean_interval
 from .files import atomic_write, new_folder
 from .policy import MLPPolicy, load_policy, save_policy
@@ -112,15 +112,15 @@ def record_chunk(settings: Settings, chunk: int) -> dict[str, np.ndarray]:
     env = tabletop_rl.make(settings.game, **settings.options)
     game = env.unwrapped.game
     players = len(env.possible_agents)
+    make_teacher, make_opponent = agent_factory(settings.teacher, game), agent_factory(settings.opponent, game)
     recorders, margins = [], []
     for g in range(chunk * CHUNK, min((chunk + 1) * CHUNK, settings.games)):
         seed = int(np.random.SeedSequence([settings.seed, g]).generate_state(1)[0])
         seat = g % players
-        recorder = Recorder(load_agent(settings.teacher, game, seed=seed))
-        agents = [recorder if s == seat else load_agent(settings.opponent, game, seed=seed + s)
-                  for s in range(players)]
+        recorder = Recorder(make_teacher(seed))
+        agents = [recorder if s == seat else make_opponent(seed + s) for s in range(players)]
         _, scores = play_game(env, agents, seed=seed)
-        margins.append(scores[seat] - (sum(scores) - scores[seat]) / (players - 1))
+        margins.append(float(score_margins(scores)[seat]))
         recorders.append(recorder)
     return {"obs": np.array([o for r in recorders for o in r.obs], np.float32).reshape(-1, game.observation_size),
             "masks": np.array([m for r in recorders for m in r.masks], bool).reshape(-1, game.num_actions),
@@ -150,7 +150,6 @@ def record(settings: Settings, out: Path, workers: int = 1, progress: bool = Tru
               disable=not progress, mininterval=1) as bar:
         for games in parallel_map(_record_and_save, [(settings, out, c) for c in todo], workers):
             bar.update(games)
-
 
 
 def load_chunks(out: Path, games: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -279,28 +278,24 @@ def main(argv: Sequence[str] | None = None) -> Path:
     if args.resume:
         if args.game:
             parser.error("--resume continues a run with its own game and search: give no game")
-        out = Path(args.resume)
-        if not (out / "settings.json").is_file():
-            parser.error(f"{out / 'settings.json'} not found: not an expert-iteration run folder")
-        settings = replace(Settings(**json.loads((out / "settings.json").read_text())), **given)
+        if not (Path(args.resume) / "settings.json").is_file():
+            parser.error(f"{Path(args.resume) / 'settings.json'} not found: not an expert-iteration run folder")
+        settings = replace(Settings(**json.loads((Path(args.resume) / "settings.json").read_text())), **given)
     elif not args.game:
         parser.error("give a game, or --resume OUT")
     else:
         options = {} if args.players is None else {"num_players": args.players}
-        try:
-            game = tabletop_rl.make(args.game, **options).unwrapped.game
-            settings = replace(defaults, game=args.game, options=options, policy=str(policy_path(args.policy, game)),
-                               search=args.search, opponent=args.opponent, seed=args.seed, **given)
-            settings.check()
-            load_agent(settings.teacher, game)  # bad files and specs fail before any folder is made
-            load_agent(settings.opponent, game)
-        except ValueError as error:
-            parser.error(str(error))
-        out = new_folder(args.out or f"runs/expert_iteration/{args.game}")
-    try:
+        settings = replace(defaults, game=args.game, options=options, policy=args.policy, search=args.search,
+                           opponent=args.opponent, seed=args.seed, **given)
+    try:  # bad options, files and specs fail before any folder is made or game played
+        game = tabletop_rl.make(settings.game, **settings.options).unwrapped.game
+        settings = replace(settings, policy=str(policy_path(settings.policy, game)))
         settings.check()
+        load_agent(settings.teacher, game)
+        load_agent(settings.opponent, game)
     except ValueError as error:
         parser.error(str(error))
+    out = Path(args.resume) if args.resume else new_folder(args.out or f"runs/expert_iteration/{args.game}")
     keep_previous(out)
     atomic_write(out / "settings.json", json.dumps(asdict(settings), indent=1).encode())
     return run(settings, out, args.workers, not args.quiet)
