@@ -11,7 +11,7 @@ from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent, SeatView
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training.agents import load_agent
-from tabletop_rl.training.search import SearchAgent, SearchSettings
+from tabletop_rl.training.search import SearchAgent, SearchSettings, SplitPlayer
 from tabletop_rl.training.single_seat import SingleSeatEnv
 
 SMALL = "search:worlds=4,k=3"  # budgets small enough for tests; the strength is measured in docs/search.md
@@ -127,6 +127,7 @@ def test_play_narrates_a_searching_opponent():
 # --------------------------------------------------------------------------- information
 @pytest.mark.parametrize("game, spec, options", [
     ("lost_cities", SMALL, {}),
+    ("lost_cities", SMALL + ",opponents=heuristic", {}),
     ("five_towers", SHORT, {}),
     ("five_towers", SHORT, {"num_players": 4}),
     ("palazzo", SHORT, {}),
@@ -283,11 +284,49 @@ def test_spec_grammar():
     ("search:rollout=search:worlds=2", "rollout="),
     ("search:rollout=heuristc", "unknown agent 'heuristc'"),
     ("search:policy=runs/none/policy.safetensors", "no such file"),
+    ("search:opponents=heuristc", "unknown agent 'heuristc'"),
+    ("search:opponents=search:k=2", "opponents="),
+    ("search:policy=none,opponents=policy", "opponents=policy needs a policy network"),
 ])
 def test_bad_specs_fail_clearly(spec, message):
     game = envs.make("lost_cities", wrapped=False).game
     with pytest.raises(ValueError, match=message):
         load_agent(spec, game)
+
+
+class Scripted:
+    """A play-out player that records the states it is asked about and answers with a fixed move."""
+
+    def __init__(self, move):
+        self.move, self.asked = move, []
+
+    def choose(self, states, legal):
+        self.asked += states
+        return [self.move] * len(states)
+
+
+def test_an_opponent_model_moves_the_other_seats_in_play_outs():
+    states = positions("five_towers", 0, 3, num_players=3) + positions("five_towers", 1, 3, num_players=3) \
+        + positions("five_towers", 2, 2, num_players=3)
+    player = SplitPlayer(Scripted(-1), Scripted(-2))
+    player.seat = 1
+    moves = player.choose(states, [s.legal_actions() for s in states])
+    assert moves == [-2] * 3 + [-1] * 3 + [-2] * 2  # each state answered by its own player, in order
+    assert player.own.asked == states[3:6] and player.others.asked == states[:3] + states[6:]
+
+
+def test_the_opponent_model_is_set_up_for_the_seat_searched():
+    state = positions("lost_cities", 1, 1)[0]
+    agent = attached("search:worlds=2,opponents=random", state, 1)
+    assert isinstance(agent.player, SplitPlayer) and agent.player.seat == 1
+    assert type(agent.player.own).__name__ == "NetworkPlayer" and type(agent.player.others).__name__ == "AgentPlayer"
+    for same in ("search:worlds=2", "search:worlds=2,opponents=policy", "search:worlds=2,opponents=rollout"):
+        assert not isinstance(attached(same, state, 1).player, SplitPlayer)  # one player for every seat
+    random_model = [attached("search:worlds=8,k=4,min_prior=0,opponents=random", state, 1, seed=s) for s in (3, 3)]
+    values = [agent.evaluate([state.legal_actions()[0]]) for agent in random_model]
+    assert values[0] == values[1]  # deterministic with an agent as the model
+    assert values[0] != attached("search:worlds=8,k=4,min_prior=0", state, 1, seed=3).evaluate(
+        [state.legal_actions()[0]])  # and the model changes what the play-outs say
 
 
 def test_attaching_to_another_game_fails():

@@ -35,6 +35,8 @@ key             default       meaning
 ``horizon``     0             plies per play-out before it is scored as it stands (``State.scores`` is
                               provisional then); 0 plays to the end
 ``value``       ``margin``    ``margin`` (score margin) or ``returns`` (the env's reward)
+``opponents``   ``rollout``   who plays the other seats in the play-outs (an opponent model): ``rollout`` (the
+                              same player as the own seat), ``policy``, or an agent spec without options
 ==============  ============  ================================================================================
 
 Without a network the prior is uniform and every legal move is a candidate (``k``, ``min_prior`` and
@@ -58,6 +60,7 @@ from .policy import MLPPolicy, PolicyFileError, load_policy, read_policy_info
 
 PREFIX = "search"
 NETWORK_ROLLOUT = "policy"
+SAME_AS_ROLLOUT = "rollout"
 AUTO_WORLDS = {True: 32, False: 4}  # network / agent play-outs (docs/search.md: cost per decision)
 VALUES = ("margin", "returns")
 _BLAS = ThreadpoolController()
@@ -76,6 +79,7 @@ class SearchSettings:
     temperature: float = 0.0
     horizon: int = 0
     value: str = "margin"
+    opponents: str = SAME_AS_ROLLOUT
 
     def __post_init__(self) -> None:
         problems = []
@@ -95,6 +99,9 @@ class SearchSettings:
             problems.append(f"value={self.value!r} (expected one of {', '.join(VALUES)})")
         if ":" in self.rollout:
             problems.append(f"rollout={self.rollout!r} (expected '{NETWORK_ROLLOUT}' or an agent spec without options)")
+        if ":" in self.opponents:
+            problems.append(f"opponents={self.opponents!r} (expected '{SAME_AS_ROLLOUT}', '{NETWORK_ROLLOUT}' or an "
+                            "agent spec without options)")
         if problems:
             raise ValueError("search: bad option " + "; ".join(problems))
 
@@ -155,6 +162,24 @@ class AgentPlayer:
         return [self.agent.act(s.observation(s.current_player), s.action_mask()) for s in states]
 
 
+class SplitPlayer:
+    """The searching seat's player for its own moves, an opponent model for every other seat's."""
+
+    def __init__(self, own: NetworkPlayer | AgentPlayer, others: NetworkPlayer | AgentPlayer):
+        self.own, self.others = own, others
+        self.seat = -1  # set by SearchAgent.attach
+
+    def choose(self, states: Sequence[State], legal: Sequence[list[int]]) -> list[int]:
+        moves = [0] * len(states)
+        for player, mine in ((self.own, True), (self.others, False)):
+            rows = [i for i, s in enumerate(states) if (s.current_player == self.seat) == mine]
+            if rows:
+                for i, move in zip(rows, player.choose([states[i] for i in rows], [legal[i] for i in rows]),
+                                   strict=True):
+                    moves[i] = move
+        return moves
+
+
 def play_out(states: Sequence[State], player: NetworkPlayer | AgentPlayer, horizon: int = 0) -> None:
     """Advance all ``states`` in lockstep until each ends (or ``horizon`` plies, if not 0): every ply, the
     states with a single legal move make it and ``player`` chooses for all the others at once."""
@@ -189,7 +214,7 @@ class SearchAgent:
     calls ``attach(view)`` at the start of each game (``tabletop_rl.envs.core.match.play_game`` does)."""
 
     def __init__(self, game: Game, settings: SearchSettings, prior: MLPPolicy | None,
-                 make_player: Callable[[np.random.Generator], NetworkPlayer | AgentPlayer],
+                 make_player: Callable[[np.random.Generator], NetworkPlayer | AgentPlayer | SplitPlayer],
                  seed: int | None = None):
         self.game, self.settings, self.prior = game, settings, prior
         self.rng = np.random.default_rng(seed)
@@ -201,6 +226,8 @@ class SearchAgent:
         if view.game.name != self.game.name or view.game.options != self.game.options:
             raise ValueError(f"SearchAgent for {self.game!r} was attached to a game of {view.game!r}")
         self.view = view
+        if isinstance(self.player, SplitPlayer):
+            self.player.seat = view.seat
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask, "SearchAgent")
@@ -260,17 +287,21 @@ def search_factory(spec: str, game: Game) -> Callable[[int | None], SearchAgent]
         settings = replace(settings, rollout="heuristic")
     if not settings.worlds:
         settings = replace(settings, worlds=AUTO_WORLDS[settings.rollout == NETWORK_ROLLOUT])
-    rollout = settings.rollout
-    if rollout == NETWORK_ROLLOUT:
-        def make_player(rng: np.random.Generator) -> NetworkPlayer | AgentPlayer:
-            return NetworkPlayer(network, settings.temperature, rng)
-    else:
-        load_agent(rollout, game)  # a bad spec fails now, not at the first decision
+    if settings.opponents == NETWORK_ROLLOUT and network is None:
+        raise ValueError(f"search: opponents={NETWORK_ROLLOUT} needs a policy network, and {spec!r} has none for "
+                         f"{game!r}")
 
-        def make_player(rng: np.random.Generator) -> NetworkPlayer | AgentPlayer:
-            return AgentPlayer(load_agent(rollout, game, seed=int(rng.integers(2**63))))
+    def player_maker(name: str) -> Callable[[np.random.Generator], NetworkPlayer | AgentPlayer]:
+        if name == NETWORK_ROLLOUT:
+            return lambda rng: NetworkPlayer(network, settings.temperature, rng)
+        load_agent(name, game)  # a bad spec fails now, not at the first decision
+        return lambda rng: AgentPlayer(load_agent(name, game, seed=int(rng.integers(2**63))))
 
-    return lambda seed: SearchAgent(game, settings, network, make_player, seed)
+    own = player_maker(settings.rollout)
+    if settings.opponents in (SAME_AS_ROLLOUT, settings.rollout):
+        return lambda seed: SearchAgent(game, settings, network, own, seed)
+    others = player_maker(settings.opponents)
+    return lambda seed: SearchAgent(game, settings, network, lambda rng: SplitPlayer(own(rng), others(rng)), seed)
 
 
 def _network(policy: str, game: Game) -> MLPPolicy | None:
