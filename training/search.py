@@ -8,7 +8,8 @@ At a decision with a real choice the agent
    ``State.sample_hidden``: hidden cards and deck order redrawn), the same worlds for every candidate
    (common random numbers);
 3. plays each candidate in each world and plays every world out to the end with the rollout policy for
-   every seat — all worlds of all candidates in lockstep, one batched network call per ply;
+   every seat (or ``opponents`` for the other seats) — all worlds of all candidates in lockstep, one
+   batched network call per ply;
 4. plays the candidate with the highest mean value + ``c`` · ln π, the value being its seat's score margin
    (own score − mean of the others') or its return.
 
@@ -180,7 +181,7 @@ class SplitPlayer:
         return moves
 
 
-def play_out(states: Sequence[State], player: NetworkPlayer | AgentPlayer, horizon: int = 0) -> None:
+def play_out(states: Sequence[State], player: NetworkPlayer | AgentPlayer | SplitPlayer, horizon: int = 0) -> None:
     """Advance all ``states`` in lockstep until each ends (or ``horizon`` plies, if not 0): every ply, the
     states with a single legal move make it and ``player`` chooses for all the others at once."""
     live = [s for s in states if not s.is_terminal()]
