@@ -11,7 +11,7 @@ from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent, SeatView
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training.agents import load_agent
-from tabletop_rl.training.search import SearchAgent, SearchSettings, SplitPlayer
+from tabletop_rl.training.search import AgentPlayer, NetworkPlayer, SearchAgent, SearchSettings, SplitPlayer
 from tabletop_rl.training.single_seat import SingleSeatEnv
 
 SMALL = "search:worlds=4,k=3"  # budgets small enough for tests; the strength is measured in docs/search.md
@@ -319,7 +319,7 @@ def test_the_opponent_model_is_set_up_for_the_seat_searched():
     state = positions("lost_cities", 1, 1)[0]
     agent = attached("search:worlds=2,opponents=random", state, 1)
     assert isinstance(agent.player, SplitPlayer) and agent.player.seat == 1
-    assert type(agent.player.own).__name__ == "NetworkPlayer" and type(agent.player.others).__name__ == "AgentPlayer"
+    assert isinstance(agent.player.own, NetworkPlayer) and isinstance(agent.player.others, AgentPlayer)
     for same in ("search:worlds=2", "search:worlds=2,opponents=policy", "search:worlds=2,opponents=rollout"):
         assert not isinstance(attached(same, state, 1).player, SplitPlayer)  # one player for every seat
     random_model = [attached("search:worlds=8,k=4,min_prior=0,opponents=random", state, 1, seed=s) for s in (3, 3)]
