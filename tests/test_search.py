@@ -334,3 +334,32 @@ def test_attaching_to_another_game_fails():
     other = envs.make("lost_cities", wrapped=False, n_colours=6).game.new_initial_state(0)
     with pytest.raises(ValueError, match="attached to a game"):
         agent.attach(SeatView(lambda: other, 0))
+
+
+def test_the_cheating_samplers_of_the_search_bounds_benchmark():
+    """benchmarks/search_bounds.py measures what better beliefs could give: its "hand" worlds hold the
+    opponent's true hand and a reshuffled deck, its "full" worlds are the true position; the seat's own view
+    is unchanged, and neither hands out the live state."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "search_bounds.py"
+    spec = importlib.util.spec_from_file_location("search_bounds", path)
+    bounds = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bounds)
+    reshuffled = 0
+    for live in positions("lost_cities", 0, 5, seed=3):
+        view = SeatView(lambda live=live: live, 0)
+        hand = bounds.cheating_sample("hand")(view, np.random.default_rng(0))
+        full = bounds.cheating_sample("full")(view, np.random.default_rng(0))
+        honest = view.sample(np.random.default_rng(0))
+        for world in (hand, full):
+            assert world is not live
+            assert world.hands == live.hands
+            np.testing.assert_array_equal(world.observation(0), live.observation(0))
+            np.testing.assert_array_equal(world.observation(1), live.observation(1))
+        assert sorted(hand.deck) == sorted(live.deck)
+        assert full.deck == live.deck
+        reshuffled += hand.deck != live.deck
+        assert honest.hands[1] != live.hands[1] or honest.deck != live.deck  # the honest view resamples
+    assert reshuffled == 5

@@ -1,0 +1,56 @@
+"""What better beliefs could give the search: Lost Cities `search` with samplers that cheat.
+
+    python benchmarks/search_bounds.py hand search heuristic --games 100 --seed 1
+    python benchmarks/search_bounds.py full search:worlds=1 heuristic --games 100 --seed 1
+
+A measurement, never a player: the search agent's sampled worlds (`SeatView.sample`, normally
+`State.sample_hidden`: the opponent's hand and the deck order drawn again from what the seat has seen) are
+replaced, in this process only, by copies of the true position:
+
+  hand  the opponent's true hand; only the deck order is shuffled again — the most that inferring the
+        opponent's hand from its past moves (weighting worlds by them) could give
+  full  the true position, deck order included (with arg-max play-outs every world is the same, so
+        `worlds=1` gives the same moves for 1/32 of the time) — perfect information
+
+The generator for later rounds is always drawn afresh. Everything after the game name is passed to
+`python -m tabletop_rl.training.evaluate lost_cities …` (one process: the patch does not reach spawned
+workers, so `--workers` is not allowed); compare its games.csv deal by deal with the honest search on the
+same seeds. Results: docs/search.md, "What better beliefs could give".
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from tabletop_rl.envs.core.agents import SeatView
+from tabletop_rl.training import evaluate
+
+MODES = ("hand", "full")
+
+
+def cheating_sample(mode: str):
+    def sample(view: SeatView, rng: np.random.Generator):
+        state = view._live().clone()
+        if mode == "hand":
+            state.deck = [state.deck[i] for i in rng.permutation(len(state.deck))]
+        state.rng = np.random.default_rng(int(rng.integers(2**63)))
+        state._rebuild_derived()  # the Lost Cities engine's derived tables (unseen counts) follow the deck
+        state._legal = None
+        return state
+    return sample
+
+
+def main(argv: list[str]) -> None:
+    if not argv or argv[0] not in MODES:
+        sys.exit(f"usage: python benchmarks/search_bounds.py {{{'|'.join(MODES)}}} AGENT... [evaluate options]")
+    if "--workers" in argv:
+        sys.exit("search_bounds.py runs in one process (--workers is not allowed): the cheating sampler is "
+                 "patched into this process only")
+    SeatView.sample = cheating_sample(argv[0])
+    evaluate.main(["lost_cities", *argv[1:], "--workers", "1"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
