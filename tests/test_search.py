@@ -128,6 +128,7 @@ def test_play_narrates_a_searching_opponent():
 @pytest.mark.parametrize("game, spec, options", [
     ("lost_cities", SMALL, {}),
     ("lost_cities", SMALL + ",opponents=heuristic", {}),
+    ("lost_cities", SMALL + ",max_worlds=12,c=0", {}),  # racing: the later worlds are drawn from the view too
     ("five_towers", SHORT, {}),
     ("five_towers", SHORT, {"num_players": 4}),
     ("palazzo", SHORT, {}),
@@ -161,6 +162,7 @@ def test_hidden_cards_differ_between_the_twins():
 # --------------------------------------------------------------------------- playing
 @pytest.mark.parametrize("game, spec, options", [
     ("lost_cities", "search:worlds=2,k=2,horizon=8", {}),
+    ("lost_cities", "search:worlds=2,max_worlds=8,z=2,k=3,horizon=8", {}),
     ("five_towers", "search:worlds=2,k=2,horizon=8", {}),
     ("five_towers", "search:worlds=2,horizon=8", {"num_players": 4}),
     ("palazzo", "search:worlds=2,horizon=4,policy=none", {}),
@@ -287,6 +289,10 @@ def test_spec_grammar():
     ("search:opponents=heuristc", "unknown agent 'heuristc'"),
     ("search:opponents=search:k=2", "opponents="),
     ("search:policy=none,opponents=policy", "opponents=policy needs a policy network"),
+    ("search:max_worlds=16", "max_worlds=16 .expected 0 = no racing, or at least worlds=32"),  # auto worlds: 32
+    ("search:worlds=8,max_worlds=4", "max_worlds=4 .expected 0 = no racing, or at least worlds=8"),
+    ("search:worlds=1,max_worlds=4", "racing needs at least 2 worlds per batch"),
+    ("search:z=-1", "z=-1.0"),
 ])
 def test_bad_specs_fail_clearly(spec, message):
     game = envs.make("lost_cities", wrapped=False).game
@@ -323,10 +329,45 @@ def test_the_opponent_model_is_set_up_for_the_seat_searched():
     for same in ("search:worlds=2", "search:worlds=2,opponents=policy", "search:worlds=2,opponents=rollout"):
         assert not isinstance(attached(same, state, 1).player, SplitPlayer)  # one player for every seat
     random_model = [attached("search:worlds=8,k=4,min_prior=0,opponents=random", state, 1, seed=s) for s in (3, 3)]
-    values = [agent.evaluate([state.legal_actions()[0]]) for agent in random_model]
+    values = [agent.evaluate([state.legal_actions()[0]]).tolist() for agent in random_model]
     assert values[0] == values[1]  # deterministic with an agent as the model
     assert values[0] != attached("search:worlds=8,k=4,min_prior=0", state, 1, seed=3).evaluate(
-        [state.legal_actions()[0]])  # and the model changes what the play-outs say
+        [state.legal_actions()[0]]).tolist()  # and the model changes what the play-outs say
+
+
+class Staged(SearchAgent):
+    """A search whose play-outs are scripted: ``evaluate`` answers from a table of per-world values (one row per
+    candidate) and records which candidates each batch of worlds was asked about."""
+
+    def __init__(self, spec, table):
+        settings = SearchSettings.parse(spec)
+        super().__init__(envs.make("lost_cities", wrapped=False).game, settings, None, lambda rng: None)
+        self.table, self.asked = np.asarray(table, float), []
+
+    def evaluate(self, candidates):
+        used = len(self.asked) * self.settings.worlds
+        self.asked.append(list(candidates))
+        return self.table[candidates, used:used + self.settings.worlds]
+
+
+def test_racing_spends_worlds_on_close_decisions_only():
+    noise = np.random.default_rng(0).normal(0, 1, (3, 64))
+    clear = Staged("search:worlds=8,max_worlds=64", noise + [[10], [0], [0]])
+    assert clear.race([0, 1, 2], np.zeros(3)) == 0 and clear.asked == [[0, 1, 2]]  # decided by the first batch
+    tied = np.array([[1, 0] * 32, [0, 1] * 32, [-10] * 64])  # the first two equal in every batch, the third hopeless
+    close = Staged("search:worlds=8,max_worlds=64", tied)
+    assert close.race([0, 1, 2], np.zeros(3)) == 0
+    assert close.asked == [[0, 1, 2]] + [[0, 1]] * 7  # the third dropped, the tied two played in all 64 worlds
+    plain = Staged("search:worlds=8", tied)
+    plain.race([0, 1, 2], np.zeros(3))
+    assert plain.asked == [[0, 1, 2]]  # max_worlds 0: one batch, no racing
+
+
+def test_racing_picks_by_mean_value_plus_prior():
+    values = np.array([[1.0, 3.0], [2.0, 2.5]]).repeat(4, axis=1)  # means 2.0 and 2.25, every world counted
+    log_prior = np.log([0.9, 0.1])
+    assert Staged("search:worlds=8,max_worlds=8,c=0", values).race([0, 1], log_prior) == 1
+    assert Staged("search:worlds=8,max_worlds=8,c=1", values).race([0, 1], log_prior) == 0  # 0.25 < ln 9
 
 
 def test_attaching_to_another_game_fails():
@@ -363,3 +404,29 @@ def test_the_cheating_samplers_of_the_search_bounds_benchmark():
         reshuffled += hand.deck != live.deck
         assert honest.hands[1] != live.hands[1] or honest.deck != live.deck  # the honest view resamples
     assert reshuffled == 5
+
+
+def test_the_noise_benchmark_records_searched_decisions_and_replays_rules_on_them(tmp_path, capsys):
+    """benchmarks/search_noise.py scores each searched decision's candidates in more worlds, then replays
+    decision rules (SearchAgent.race itself) on those values."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "search_noise.py"
+    spec = importlib.util.spec_from_file_location("search_noise", path)
+    noise = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(noise)
+    out = tmp_path / "noise.npz"
+    noise.main(["record", "lost_cities", "--agent", "search:worlds=2,horizon=6", "--games", "1",
+                "--reference", "8", "--out", str(out)])
+    data = np.load(out)
+    assert data["sizes"].min() >= 2 and data["values"].shape == (data["sizes"].sum(), 8)
+    assert len(data["log_prior"]) == data["sizes"].sum() and int(data["games"]) == 1
+    noise.main(["report", str(out), "--baseline", "worlds=2", "--rules", "worlds=4,c=0", "worlds=2,max_worlds=4",
+                "--repeats", "2"])
+    table = capsys.readouterr().out.split("| rule |")[1].splitlines()
+    assert [row.split("|")[1].strip() for row in table[2:]] == ["`worlds=2`", "`worlds=4,c=0`",
+                                                                  "`worlds=2,max_worlds=4`"]
+    assert table[2].split("|")[2].strip() == "0.00 [0.00, 0.00]"  # the baseline against itself
+    with pytest.raises(SystemExit, match="'worlds=32' needs 32 worlds; the recording has 4"):
+        noise.main(["report", str(out)])  # the default baseline needs a recording with 64 worlds or more

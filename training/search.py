@@ -10,7 +10,11 @@ At a decision with a real choice the agent
 3. plays each candidate in each world and plays every world out to the end with the rollout policy for
    every seat (or ``opponents`` for the other seats) — all worlds of all candidates in lockstep, one
    batched network call per ply;
-4. plays the candidate with the highest mean value + ``c`` · ln π, the value being its seat's score margin
+4. with ``max_worlds`` above ``worlds``, races the candidates: drops every candidate whose mean value + ``c`` ·
+   ln π trails the leader's by ``z`` standard errors or more (of its per-world difference from the leader),
+   and plays the survivors in ``worlds`` new worlds, until one is left or ``max_worlds`` are used — the
+   budget goes to the close decisions;
+5. plays the candidate with the highest mean value + ``c`` · ln π, the value being its seat's score margin
    (own score − mean of the others') or its return.
 
 A decision with a single legal action costs nothing (no sampling, no network call). Budgets are counts
@@ -29,6 +33,8 @@ key             default       meaning
                               spec without options (``heuristic``, ``random``); ``heuristic`` without a network
 ``worlds``      auto          sampled worlds per decision; auto = 32 with network play-outs, 4 with an agent's
                               (one state at a time: 10–50 times the cost of a batched network step)
+``max_worlds``  0             most worlds per decision when racing (0: ``worlds``, no racing)
+``z``           1.0           racing drops a candidate that trails the leader by ``z`` standard errors
 ``k``           4             most candidates searched
 ``min_prior``   0.02          a candidate needs at least this prior probability (the top move always qualifies)
 ``c``           2.0           weight of ln π(a) added to the mean value
@@ -74,6 +80,8 @@ class SearchSettings:
     policy: str = "pretrained"
     rollout: str = NETWORK_ROLLOUT
     worlds: int = 0  # 0: auto (AUTO_WORLDS)
+    max_worlds: int = 0  # 0: worlds (no racing)
+    z: float = 1.0
     k: int = 4
     min_prior: float = 0.02
     c: float = 2.0
@@ -86,6 +94,13 @@ class SearchSettings:
         problems = []
         if self.worlds < 0:
             problems.append(f"worlds={self.worlds} (expected at least 1, or 0 = auto)")
+        if self.max_worlds < 0 or 0 < self.max_worlds < self.worlds:
+            problems.append(f"max_worlds={self.max_worlds} (expected 0 = no racing, or at least worlds="
+                            f"{self.worlds or 'auto'})")
+        if self.max_worlds > self.worlds == 1:
+            problems.append("max_worlds with worlds=1 (racing needs at least 2 worlds per batch)")
+        if not (np.isfinite(self.z) and self.z >= 0):
+            problems.append(f"z={self.z} (expected a finite number >= 0)")
         if self.k < 1:
             problems.append(f"k={self.k} (expected at least 1)")
         if not 0 <= self.min_prior <= 1:
@@ -237,9 +252,9 @@ class SearchAgent:
         candidates, log_prior = self.candidates(observation, legal)
         if len(candidates) == 1:
             return candidates[0]
-        values = self.evaluate(candidates)
+        choice = self.race(candidates, log_prior)
         self.searched += 1
-        return candidates[int(np.argmax(values + self.settings.c * log_prior))]
+        return candidates[choice]
 
     def candidates(self, observation: np.ndarray, legal: list[int]) -> tuple[list[int], np.ndarray]:
         """The moves worth searching, most likely first, and their log prior (uniform without a network)."""
@@ -253,8 +268,29 @@ class SearchAgent:
         keep = [i for rank, i in enumerate(order[:s.k]) if rank == 0 or log_p[i] >= np.log(max(s.min_prior, 1e-300))]
         return [legal[i] for i in keep], log_p[keep]
 
+    def race(self, candidates: list[int], log_prior: np.ndarray) -> int:
+        """Index of the candidate to play: the highest mean value + c · ln π. While worlds are left (up to
+        ``max_worlds``), candidates that trail the leader by ``z`` standard errors or more are dropped and the
+        others played in ``worlds`` new worlds; every survivor has been played in the same worlds."""
+        s = self.settings
+        alive = np.arange(len(candidates))
+        values = np.empty((len(candidates), 0))
+        while True:
+            values = np.hstack([values, self.evaluate([candidates[i] for i in alive])])
+            score = values.mean(axis=1) + s.c * log_prior[alive]
+            lead = int(np.argmax(score))
+            if values.shape[1] + s.worlds > max(s.max_worlds, s.worlds):
+                return int(alive[lead])
+            error = (values[lead] - values).std(axis=1, ddof=1) / np.sqrt(values.shape[1])
+            keep = score[lead] - score < s.z * error
+            keep[lead] = True
+            if keep.sum() == 1:
+                return int(alive[lead])
+            alive, values = alive[keep], values[keep]
+
     def evaluate(self, candidates: list[int]) -> np.ndarray:
-        """Mean value of each candidate over the same sampled worlds."""
+        """Each candidate's value in each of ``worlds`` new sampled worlds (the same worlds for every
+        candidate), shape (candidates, worlds)."""
         if self.view is None:
             raise ValueError("SearchAgent has no view of the game: drive it with "
                              "tabletop_rl.envs.core.match.play_game, or call attach(SeatView) at the start of a game")
@@ -274,7 +310,7 @@ class SearchAgent:
         with _BLAS.limit(limits=1, user_api="blas"):  # extra threads only thrash a shared, busy CPU
             play_out(states, self.player, s.horizon)
         values = np.array([outcome(state, seat, s.value) for state in states])
-        return values.reshape(len(candidates), s.worlds).mean(axis=1)
+        return values.reshape(len(candidates), s.worlds)
 
 
 # --------------------------------------------------------------------------- loading
