@@ -15,7 +15,8 @@ which no rule saw, scores the move it picks. A rule's gain is its pick's mean va
 baseline rule's (`--baseline`, default the default search's 32 worlds), per searched decision and, times the
 searched decisions per game, per round; its cost is the play-outs it asked for, relative to the baseline's.
 The values are the search's own (its network plays the play-outs), so the gains are what better estimates are
-worth to its own objective, not what they win in games (docs/search.md, "Racing the candidates").
+worth to its own objective, not what they win in games (docs/search.md, "Noise: more worlds where the
+decision is close").
 """
 
 from __future__ import annotations
@@ -45,11 +46,12 @@ def record(game_name: str, agent_spec: str, opponent: str, games: int, reference
     game = env.unwrapped.game
     values, log_priors, sizes = [], [], []
     for g in range(games):
-        agent = load_agent(agent_spec, game, seed=seed * 100_003 + g)
+        deal = seed * 100_003 + g  # also seeds the search, and its scorer with deal + 1
+        agent = load_agent(agent_spec, game, seed=deal)
         if not isinstance(agent, SearchAgent):
             raise SystemExit(f"--agent must be a search spec, not {agent_spec!r}")
         scorer = SearchAgent(game, replace(agent.settings, worlds=reference, max_worlds=0), agent.prior,
-                             lambda rng, player=agent.player: player, seed=seed * 100_003 + g + 1)
+                             lambda rng, player=agent.player: player, seed=deal + 1)
         searched = agent.race
 
         def race(candidates, log_prior, agent=agent, scorer=scorer, searched=searched):
@@ -61,7 +63,7 @@ def record(game_name: str, agent_spec: str, opponent: str, games: int, reference
 
         agent.race = race  # this instance only: score every searched decision's candidates, then search as usual
         seats = [agent, load_agent(opponent, game, seed=g)]
-        play_game(env, seats if g % 2 == 0 else seats[::-1], seed=seed * 100_003 + g)
+        play_game(env, seats if g % 2 == 0 else seats[::-1], seed=deal)
         print(f"game {g + 1}/{games}: {len(sizes)} searched decisions so far", flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, values=np.concatenate(values), log_prior=np.concatenate(log_priors), sizes=np.array(sizes),
