@@ -377,17 +377,23 @@ def test_attaching_to_another_game_fails():
         agent.attach(SeatView(lambda: other, 0))
 
 
+def benchmark(name):
+    """A script of benchmarks/ (not a package) loaded as a module."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_the_cheating_samplers_of_the_search_bounds_benchmark():
     """benchmarks/search_bounds.py measures what better beliefs could give: its "hand" worlds hold the
     opponent's true hand and a reshuffled deck, its "full" worlds are the true position; the seat's own view
     is unchanged, and neither hands out the live state."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "search_bounds.py"
-    spec = importlib.util.spec_from_file_location("search_bounds", path)
-    bounds = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bounds)
+    bounds = benchmark("search_bounds")
     reshuffled = 0
     for live in positions("lost_cities", 0, 5, seed=3):
         view = SeatView(lambda live=live: live, 0)
@@ -409,13 +415,7 @@ def test_the_cheating_samplers_of_the_search_bounds_benchmark():
 def test_the_noise_benchmark_records_searched_decisions_and_replays_rules_on_them(tmp_path, capsys):
     """benchmarks/search_noise.py scores each searched decision's candidates in more worlds, then replays
     decision rules (SearchAgent.race itself) on those values."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "search_noise.py"
-    spec = importlib.util.spec_from_file_location("search_noise", path)
-    noise = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(noise)
+    noise = benchmark("search_noise")
     out = tmp_path / "noise.npz"
     noise.main(["record", "lost_cities", "--agent", "search:worlds=2,horizon=6", "--games", "1",
                 "--reference", "8", "--out", str(out)])
