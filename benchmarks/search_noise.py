@@ -6,7 +6,7 @@
 `record`: the search (`--agent`, default `search`) plays `--games` games against `--opponent` (default the
 heuristic), seats alternating. At each decision it searches, the same candidates are also played out in
 `--reference` (default 512) more worlds sampled from its seat's view; their values (candidates × worlds) and
-the candidates' log prior are saved (numpy arrays, no pickle).
+the candidates' log prior are saved (numpy arrays, no pickle; an existing `--out` is never overwritten).
 
 `report`: decision rules are replayed on those values. The first half of the reference worlds stands in for
 the worlds a rule would have sampled (a fixed number of worlds with some prior weight `c`, or racing the
@@ -22,6 +22,7 @@ decision is close").
 from __future__ import annotations
 
 import argparse
+import io
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,6 +32,7 @@ import tabletop_rl
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training.agents import load_agent
 from tabletop_rl.training.evaluate import mean_interval
+from tabletop_rl.training.files import atomic_write
 from tabletop_rl.training.search import SearchAgent, SearchSettings
 
 BASELINE = "worlds=32"  # the default search
@@ -42,6 +44,8 @@ RULES = ("worlds=32,c=1", "worlds=32,c=0", "worlds=64", "worlds=128,c=1", "world
 # --------------------------------------------------------------------------- record
 def record(game_name: str, agent_spec: str, opponent: str, games: int, reference: int, seed: int,
            out: Path) -> None:
+    if out.exists():  # checked before the games, which take minutes to hours
+        raise SystemExit(f"{out} exists: give another --out (a recording is never overwritten)")
     env = tabletop_rl.make(game_name)
     game = env.unwrapped.game
     values, log_priors, sizes = [], [], []
@@ -65,9 +69,11 @@ def record(game_name: str, agent_spec: str, opponent: str, games: int, reference
         seats = [agent, load_agent(opponent, game, seed=g)]
         play_game(env, seats if g % 2 == 0 else seats[::-1], seed=deal)
         print(f"game {g + 1}/{games}: {len(sizes)} searched decisions so far", flush=True)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(out, values=np.concatenate(values), log_prior=np.concatenate(log_priors), sizes=np.array(sizes),
+    buffer = io.BytesIO()
+    np.savez(buffer, values=np.concatenate(values), log_prior=np.concatenate(log_priors), sizes=np.array(sizes),
              games=games, agent=agent_spec, opponent=opponent)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, buffer.getvalue())
     print(f"written to {out}")
 
 

@@ -419,6 +419,8 @@ def test_the_noise_benchmark_records_searched_decisions_and_replays_rules_on_the
     out = tmp_path / "noise.npz"
     noise.main(["record", "lost_cities", "--agent", "search:worlds=2,horizon=6", "--games", "1",
                 "--reference", "8", "--out", str(out)])
+    with pytest.raises(SystemExit, match="noise.npz exists: give another --out"):
+        noise.main(["record", "lost_cities", "--games", "1", "--out", str(out)])  # before any game is played
     data = np.load(out)
     assert data["sizes"].min() >= 2 and data["values"].shape == (data["sizes"].sum(), 8)
     assert len(data["log_prior"]) == data["sizes"].sum() and int(data["games"]) == 1
