@@ -1,4 +1,4 @@
-"""Reference rules and scenario builders for the Five Towers tests (``shared/rules/five_towers.md``).
+"""Reference rules and scenario builders for the Five Towers tests (``docs/rules/five_towers.md``).
 
 The reference functions are written from the spec, not from the engine: F20 as its pseudo-code, F23 by
 brute force over every order of every type's cards, F24/F25 by brute force over every tear-down option

@@ -1,4 +1,4 @@
-"""Scenario builders for the Lost Cities rule tests (``shared/rules/lost_cities.md``).
+"""Scenario builders for the Lost Cities rule tests (``docs/rules/lost_cities.md``).
 
 Positions are made only through the public API: take ``to_json()`` of a real state, rewrite its
 ``"state"`` dict and load it with ``State.from_json``. The builder keeps every card in exactly one zone

@@ -1,5 +1,5 @@
 """Reference rules, the invariant checker and scenario builders for the Palazzo tests
-(``shared/rules/palazzo.md``).
+(``docs/rules/palazzo.md``).
 
 The reference functions are written from the spec, not from the engine: the tile table (P4), scoring
 (P61), the reach formula (P22, P23a) as printed, every decision's mask (P72, with P23/P23a for payments)

@@ -1,5 +1,5 @@
 """The generic contract (``tests/contract.py``) applied to Five Towers, with the §9 invariants (F36–F45) of
-``shared/rules/five_towers.md`` checked at every step of random games for 2–5 players and every option.
+``docs/rules/five_towers.md`` checked at every step of random games for 2–5 players and every option.
 
 The masks are compared at every decision with a brute force written from the spec
 (``five_towers_helpers.expected_legal``: F24's Nmax over every tear-down option, subset and order — the

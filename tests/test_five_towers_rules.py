@@ -1,4 +1,4 @@
-"""Scenario tests for the rules of ``shared/rules/five_towers.md`` (test names carry the rule ids).
+"""Scenario tests for the rules of ``docs/rules/five_towers.md`` (test names carry the rule ids).
 
 Every worked example of the spec is here (§5 worked scores a–d, worked feasibility with every listed mask,
 worked bidding). Positions are built through the public API only (``to_json`` → edit →

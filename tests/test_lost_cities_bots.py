@@ -1,6 +1,6 @@
 """HeuristicAgent (envs/lost_cities/bots.py) and the play_game helper (envs/core/match.py).
 
-Rule ids refer to ../shared/rules/lost_cities.md.
+Rule ids refer to docs/rules/lost_cities.md.
 """
 
 import numpy as np

@@ -1,5 +1,5 @@
 """The generic contract (``tests/contract.py``) applied to Lost Cities, with the §9 invariants (L39–L50)
-of ``shared/rules/lost_cities.md`` checked at every step of hundreds of random games."""
+of ``docs/rules/lost_cities.md`` checked at every step of hundreds of random games."""
 
 from __future__ import annotations
 

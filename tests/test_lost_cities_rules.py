@@ -1,4 +1,4 @@
-"""Scenario tests for every rule of ``shared/rules/lost_cities.md`` (test names carry the rule ids).
+"""Scenario tests for every rule of ``docs/rules/lost_cities.md`` (test names carry the rule ids).
 
 Positions are built through the public API only (``to_json`` → edit → ``State.from_json``, see
 ``lost_cities_helpers``) and then driven with ``apply_action``; results are read through

@@ -1,5 +1,5 @@
 """The generic contract (``tests/contract.py``) applied to Palazzo, and random play with the §13 invariants
-(I1–I17) of ``shared/rules/palazzo.md`` checked after every action, for 2–4 players and every option.
+(I1–I17) of ``docs/rules/palazzo.md`` checked after every action, for 2–4 players and every option.
 
 Masks are compared at every decision with ``palazzo_helpers.expected_legal``, written from the spec (P72,
 with the reach formula of P22/P23a as printed); the observation is checked against the state (own hand, the

@@ -1,4 +1,4 @@
-"""Scenario tests for the rules of ``shared/rules/palazzo.md`` (test names carry the rule ids).
+"""Scenario tests for the rules of ``docs/rules/palazzo.md`` (test names carry the rule ids).
 
 Every worked example E1–E12 is here, with every mask it lists, plus tests per rule for setup, money and
 payments (the reach formula brute-forced against all payments of small hands, the masks against every

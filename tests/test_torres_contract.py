@@ -1,5 +1,5 @@
 """The generic contract (``tests/contract.py``) applied to Torres, with the §14 invariants (I1–I15) of
-``shared/rules/torres.md`` checked after every action of random games for 2–4 players, every action deck
+``docs/rules/torres.md`` checked after every action of random games for 2–4 players, every action deck
 and every option; the masks compared with the reference rules of ``torres_helpers.expected_legal``; leak
 tests for hands and deck order; the global state; bad input; PettingZoo; golden playthroughs.
 """

@@ -1,4 +1,4 @@
-"""Scenario tests for the rules of ``shared/rules/torres.md`` (test names carry the rule ids).
+"""Scenario tests for the rules of ``docs/rules/torres.md`` (test names carry the rule ids).
 
 Every worked example of the spec (W1–W5) is here, and each rule family: setup (T5–T10), turn's stack and
 leftovers (T15–T21), actions (T25–T37), movement and doors (T26–T29), building (T30–T31), every card (T38–T48),

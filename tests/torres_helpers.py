@@ -1,4 +1,4 @@
-"""Reference rules, scenario builder and invariant checks for the Torres tests (``shared/rules/torres.md``).
+"""Reference rules, scenario builder and invariant checks for the Torres tests (``docs/rules/torres.md``).
 
 The reference functions are written from the spec's text, not from the engine: castles are recomputed as
 connected components of the heights (T2), every target set is found by testing every square against the

@@ -26,7 +26,7 @@ and the observation holds all of it, every tower card by card in order and every
 pile's contents are given per kind (``unseen``). Masks are exact and never lead to a dead end
 (F25). Options: ``num_players`` (2–5), ``first_player``, ``final_partial_round``,
 ``reshuffle_includes_last_round``, ``zero_starts_tower``, ``rebuild_removed_tower``, ``tie_rule``,
-``canonical_order``, ``auto_resolve_forced`` (§10). Rules: ``../shared/rules/five_towers.md``.
+``canonical_order``, ``auto_resolve_forced`` (§10). Rules: ``docs/rules/five_towers.md``.
 """
 
 from tabletop_rl.envs.core.aec import make_env_functions

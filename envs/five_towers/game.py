@@ -1,4 +1,4 @@
-"""Five Towers rules engine (``../shared/rules/five_towers.md``; rule ids F1…F45 cited inline).
+"""Five Towers rules engine (``docs/rules/five_towers.md``; rule ids F1…F45 cited inline).
 
 Cards are *kinds* ``16·type + value`` (F3). A tower is the list of its values bottom→top; only its top
 (and, for a tear-down, the card below it) matters to the rules (F23), so the masks work on *top codes*:

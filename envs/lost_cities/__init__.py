@@ -5,7 +5,7 @@ Agents ``player_0`` and ``player_1``. A turn is two consecutive decisions by the
 discard pile, but not the pile you just discarded to) (L11–L22). Rewards are terminal: +1 / −1 / 0, zero
 for both when the turn cap truncates the episode (L29). Options: ``n_colours`` (5, 6), ``rounds``,
 ``first_player``, ``next_round_starter``, ``match_tie``, ``max_turns_per_round``; rules:
-``../shared/rules/lost_cities.md``; more in ``docs/lost_cities.md``.
+``docs/rules/lost_cities.md``; more in ``docs/lost_cities.md``.
 
 Actions, ``Discrete(2K + 1 + C)`` with C colours and K = 10·C card kinds, kind ``k = 10·colour + r``
 (``r = 0`` wager, ``r = value − 1``); 106 actions with 5 colours, 127 with 6 (L36):

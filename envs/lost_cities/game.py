@@ -1,4 +1,4 @@
-"""Lost Cities rules engine (``../shared/rules/lost_cities.md``; rule ids L1…L50 cited inline).
+"""Lost Cities rules engine (``docs/rules/lost_cities.md``; rule ids L1…L50 cited inline).
 
 Cards are handled as *kinds* (L4): ``k = 10·colour + r`` with ``r = 0`` for a wager and ``r = v − 1``
 for the number card of value v. Hands are multisets ``{kind: count}``, expeditions and discard piles

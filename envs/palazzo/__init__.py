@@ -47,7 +47,7 @@ cards, the deck's order or the stacks (P69). ``State.global_state()`` (``Game.st
 position for centralized critics. Options: ``num_players`` (2–4), ``first_player``, ``stack_split``,
 ``min_tile_price``, ``reshuffle_timing``, ``allow_noop_reconstruct``, ``removed_tiles_public``,
 ``max_turns`` (truncation), ``canonical_order``, ``auto_resolve_forced`` (§14). Rules:
-``../shared/rules/palazzo.md``.
+``docs/rules/palazzo.md``.
 """
 
 from tabletop_rl.envs.core.aec import make_env_functions

@@ -1,4 +1,4 @@
-"""Palazzo rules engine (``../shared/rules/palazzo.md``; rule ids P1…P74, D1…D11, I1…I17 cited inline).
+"""Palazzo rules engine (``docs/rules/palazzo.md``; rule ids P1…P74, D1…D11, I1…I17 cited inline).
 
 Tiles are ids 0–47 (``16·material + j``, P4) and ``RIDER`` (48) for a game-end tile; stacks are lists whose
 last element is the top. Money is handled as kinds (``payments.py``): hands, the discard pile, the take-money

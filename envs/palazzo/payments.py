@@ -1,4 +1,4 @@
-"""Palazzo money and payments (``../shared/rules/palazzo.md`` §4: P2, P3, P16–P24).
+"""Palazzo money and payments (``docs/rules/palazzo.md`` §4: P2, P3, P16–P24).
 
 Every money location is a multiset over 16 kinds (P2): ``k = 5·c + (v − 3)`` for currency c (A, B, C)
 and value v in 3..7, and ``k = 15`` for a certificate Z. Hands are lists of 16 counts.

@@ -7,7 +7,7 @@ moving them (up one level, down any, or through a castle's doors), placing block
 advancing on the score track. After each of the three phases every player scores, per castle, its area
 times the level of their highest knight on it, plus a bonus on the king's castle; the lowest scorer may
 then move the king (T1–T57). ``action_deck='master'`` plays the master version (T58–T64). Rules:
-``../shared/rules/torres.md``; more in ``docs/torres.md``.
+``docs/rules/torres.md``; more in ``docs/torres.md``.
 
 Actions, ``Discrete(305)`` (T71); squares are indices ``8·row + column`` (T1), every action outside the
 pending decision is masked:

@@ -1,4 +1,4 @@
-"""Torres rules engine (``../shared/rules/torres.md``; rule ids T1…T72 cited inline).
+"""Torres rules engine (``docs/rules/torres.md``; rule ids T1…T72 cited inline).
 
 A game is a sequence of decision points D1–D12 (T70), each one flat action of ``Discrete(305)`` (T71;
 tabled in the package docstring, ``envs/torres/__init__.py``). The board and its castles live in
