@@ -13,7 +13,7 @@ PettingZoo env functions, so a new game gets the whole battery by calling these 
 * :func:`check_bad_input` — illegal, out-of-range and non-integer actions raise ``ValueError`` and change
   nothing.
 * :func:`check_env_api` — PettingZoo ``api_test`` / ``seed_test`` / ``render_test``, pickling, masks,
-  infos and rewards of the AEC adapter.
+  infos and rewards of the AEC adapter, steps after the end.
 * :func:`check_global_state` — ``State.global_state()`` and the env's ``state()`` / ``state_space``:
   bounded, deterministic, carrying the hidden information, the same for every agent.
 * :func:`golden_playthrough` / :func:`assert_matches_golden` — a seeded game as text, compared with a
@@ -429,7 +429,8 @@ def check_registry(game_class: type[Game], raw_env_fn: Callable[..., Any], **opt
 def check_env_api(env_fn: Callable[..., Any], raw_env_fn: Callable[..., Any], seed: int = 0,
                   num_cycles: int = 1000, **options: Any) -> None:
     """The PettingZoo side of a game under ``options``: ``api_test`` (wrapped and raw), ``seed_test``,
-    ``render_test`` for every render mode, pickling mid-game, cached spaces, masks and infos, rewards.
+    ``render_test`` for every render mode, pickling mid-game, cached spaces, masks and infos, rewards, steps
+    after the end.
     ``num_cycles`` must let a random game finish."""
     with warnings.catch_warnings():
         # Advice that does not apply: {"observation", "action_mask"} dicts are the classic PettingZoo way.
@@ -522,6 +523,24 @@ def _check_masks_and_rewards(env: Any, seed: int) -> None:
         assert not any(env.rewards.values()), "a reward before the end of the game"
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert env.agents == [] and raw.game_state.is_terminal()
+    _check_step_after_the_end(env)
+
+
+GAME_OVER = "step() was called after the game is over; call reset() to start a new game"
+
+
+def _check_step_after_the_end(env: Any) -> None:
+    """Once every agent has been stepped out, any step raises PettingZoo's AssertionError saying to reset (raw
+    and wrapped env alike; PettingZoo's wrapper alone would warn and ignore it) and changes nothing."""
+    snapshot = env.unwrapped.game_state.to_json()
+    for action in (None, 0, "junk", -7):
+        try:
+            env.step(action)
+        except AssertionError as error:
+            assert str(error) == GAME_OVER, f"step({action!r}) after the end raised {error!r}"
+        else:
+            raise AssertionError(f"step({action!r}) after the game is over was accepted")
+    assert env.agents == [] and env.unwrapped.game_state.to_json() == snapshot
 
 
 # ===================================================================== global state

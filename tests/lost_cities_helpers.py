@@ -16,6 +16,7 @@ import numpy as np
 
 from tabletop_rl.envs.core.game import State
 from tabletop_rl.envs.lost_cities import Game
+from tabletop_rl.envs.lost_cities.game import MAX_TURNS_PER_ROUND
 
 COLOURS = ("yellow", "blue", "white", "green", "red", "purple")  # L2
 YELLOW, BLUE, WHITE, GREEN, RED, PURPLE = range(6)
@@ -258,7 +259,7 @@ def public_changes(state: State, rng: np.random.Generator) -> list[State]:
     d = json.loads(state.to_json())
     s = d["state"]
     out = []
-    for cap in ("auto", None, max(s["turn"] + 1, state.game.initial_draw_pile), 10**6):
+    for cap in ("auto", None, max(s["turn"] + 1, state.game.initial_draw_pile), MAX_TURNS_PER_ROUND):
         if cap != d["options"]["max_turns_per_round"]:
             out.append(_changed(d, lambda d, cap=cap: d["options"].update(max_turns_per_round=cap)))
     piles = [c for c, pile in enumerate(s["piles"]) if len(set(pile)) > 1]

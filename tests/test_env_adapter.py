@@ -3,10 +3,12 @@ and rendering errors. The game-agnostic API checks are in ``tests/contract.py`` 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
-from tabletop_rl.envs.lost_cities import env, raw_env
+from tabletop_rl.envs.lost_cities import Game, env, raw_env
 
 
 def scripted(state, stall: bool) -> int:
@@ -111,6 +113,30 @@ def test_wrapped_env_ends_the_episode_on_an_illegal_move(decision):
         assert reward == (-1 if agent == author else 0) and terminated
 
 
+GAME_OVER = "step() was called after the game is over; call reset() to start a new game"
+
+
+@pytest.mark.parametrize(("make", "ending"), [(raw_env, "played"), (env, "played"), (env, "illegal move")])
+def test_a_step_after_the_game_is_over_raises_the_same_error_raw_and_wrapped(make, ending):
+    """Dead agents are stepped with None while ``agents`` is non-empty (PettingZoo's protocol); after that
+    any step is refused with PettingZoo's error type for steps out of order (its wrapper would only warn)."""
+    e = make()
+    e.reset(seed=5)
+    if ending == "played":
+        run_script(e)
+    else:  # the wrapper ends the game on an illegal move
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"] == 0)[0]))
+    finish(e)
+    snapshot = e.unwrapped.game_state.to_json()
+    for action in (None, 0, "junk", -7):
+        with pytest.raises(AssertionError, match=f"^{re.escape(GAME_OVER)}$") as error:
+            e.step(action)
+        assert type(error.value) is AssertionError
+    assert e.agents == [] and e.unwrapped.game_state.to_json() == snapshot
+    e.reset(seed=5)
+    assert e.agents == ["player_0", "player_1"] and not e.unwrapped.game_state.is_terminal()
+
+
 def test_wrapped_env_rejects_out_of_range_actions():
     e = env()
     e.reset(seed=3)
@@ -146,6 +172,30 @@ def test_unseeded_resets_continue_the_seeded_sequence():
     follow_b = [trace(b, None), trace(b, None)]
     assert follow_a == follow_b
     assert follow_a[0] != follow_a[1] and follow_a[0] != trace(a, 5)
+
+
+@pytest.mark.parametrize(("seed", "error"), [(True, TypeError), ([1, 2], TypeError), (-1, ValueError),
+                                             (1.5, TypeError), ("3", TypeError), (np.int64(-2), ValueError),
+                                             (np.bool_(True), TypeError)])
+def test_a_seed_is_none_or_a_non_negative_integer(seed, error):
+    """numpy alone would play True as seed 1 and take a list as entropy: refused, and nothing changes."""
+    message = f"^{re.escape(f'seed={seed!r} is not allowed; expected None or a non-negative integer')}$"
+    for make in (raw_env, env):
+        e = make()
+        e.reset(seed=0)
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+        state = e.unwrapped.game_state
+        snapshot = state.to_json()
+        with pytest.raises(error, match=message):
+            e.reset(seed=seed)
+        assert e.unwrapped.game_state is state and state.to_json() == snapshot
+    with pytest.raises(error, match=message):
+        Game().new_initial_state(seed)
+
+
+def test_a_numpy_integer_seed_is_the_same_seed():
+    assert trace(env(), np.int64(3)) == trace(env(), 3)
+    assert Game().new_initial_state(np.uint8(3)) == Game().new_initial_state(3)
 
 
 def test_never_seeded_envs_draw_fresh_games():

@@ -6,6 +6,7 @@ pipeline trains in), registered by ``import tabletop_rl``.
 
 from __future__ import annotations
 
+import re
 import runpy
 import subprocess
 import sys
@@ -74,6 +75,22 @@ def test_seeded_episodes_are_reproducible():
         assert gymnasium.utils.env_checker.data_equivalence(a, b, exact=True)
     other = gymnasium.make(env_id("five_towers"), opponent="heuristic", num_players=3)
     assert not np.array_equal(other.reset(seed=8)[0], first[0][0])
+
+
+def test_seeds_are_checked_and_a_finished_episode_refuses_steps():
+    """The AEC env's seed check (numpy integers are seeds, True and lists are not); a step after the end raises."""
+    env = gymnasium.make(env_id("lost_cities"), opponent="random")
+    # reset well first: Gymnasium 1.4's PassiveEnvChecker breaks the first step after a first reset that raised
+    first = env.reset(seed=np.int64(3))
+    for seed, error in [(True, TypeError), ([1, 2], TypeError), (-1, ValueError), (1.5, TypeError), ("3", TypeError)]:
+        message = f"seed={seed!r} is not allowed; expected None or a non-negative integer"
+        with pytest.raises(error, match=f"^{re.escape(message)}$"):
+            env.reset(seed=seed)
+    assert gymnasium.utils.env_checker.data_equivalence(first, env.reset(seed=3), exact=True)
+    play_episode(env, first[1])
+    message = "step() was called after the episode ended; call reset() to start a new episode"
+    with pytest.raises(RuntimeError, match=f"^{re.escape(message)}$"):
+        env.step(0)
 
 
 def test_masks_in_info_and_action_masks_are_the_learners():

@@ -15,6 +15,7 @@ import pytest
 from tabletop_rl import envs
 from tabletop_rl.envs.core.game import TERMINAL, State
 from tabletop_rl.envs.lost_cities import Game
+from tabletop_rl.envs.lost_cities.game import MAX_TURNS_PER_ROUND
 from tests.lost_cities_helpers import (
     BLUE,
     GREEN,
@@ -218,7 +219,7 @@ def test_L29_no_cap_with_None():
 def test_L34g_the_turn_cap_is_observable_from_turn_0():
     """Two games that differ only in the cap differ in every observation already at turn 0, and the
     turn fields stay inside their (finite) bounds up to the cap."""
-    caps = ["auto", 44, 45, 100, 10**6, None]
+    caps = ["auto", 44, 45, 100, MAX_TURNS_PER_ROUND, None]
     seen = set()
     for cap in caps:
         game = Game(max_turns_per_round=cap)

@@ -311,7 +311,7 @@ def test_T72_an_illegal_action_names_the_action_and_the_decision_and_changes_not
     ({"start_castles": [0, 0, 20, 30, 40, 50, 60, 63]}, r"8 distinct square indices"),
     ({"start_castles": [0, 2, 20, 30, 40, 50, 60, 64]}, r"start_castles"),
     ({"master_card": "M9"}, r"master_card='M9' is not allowed; expected one of None, 'M1'"),
-    ({"master_min_knights": 0}, r"master_min_knights=0 is not allowed; expected an integer >= 1"),
+    ({"master_min_knights": 0}, r"master_min_knights=0 is not allowed; expected an integer from 1 to 6"),
     ({"card_types": 9}, r"card_types=9 is not allowed; expected one of 10, 8"),
     ({"door_model": "tunnel"}, r"door_model"),
     ({"auto_resolve_forced": 1}, r"auto_resolve_forced=1 is not allowed; expected True or False"),

@@ -26,6 +26,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from tabletop_rl import envs
+from tabletop_rl.envs.core.game import check_seed
 
 from .opponents import SELF, check_weights
 
@@ -61,6 +62,7 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         self._played: set[int] = set()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        seed = check_seed(seed)
         if seed is not None or self._seeds is None:
             self._seeds = np.random.default_rng(seed)
         self.state = self.game.new_initial_state(int(self._seeds.integers(2**63)))

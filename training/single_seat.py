@@ -40,6 +40,7 @@ import numpy as np
 
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import attach_view
+from tabletop_rl.envs.core.game import check_seed
 from tabletop_rl.envs.core.match import score_margins
 
 from .opponents import SELF, OpponentMix, Weights
@@ -80,6 +81,7 @@ class SingleSeatEnv(gym.Env):
 
     # ----------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        seed = check_seed(seed)  # Gymnasium alone takes True as 1 and refuses numpy integers
         super().reset(seed=seed)
         if seed is not None:
             self.opponents.reseed(self.np_random)
@@ -102,7 +104,7 @@ class SingleSeatEnv(gym.Env):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self._over():
-            raise RuntimeError("step() called after the episode ended; call reset()")
+            raise RuntimeError("step() was called after the episode ended; call reset() to start a new episode")
         action = self._in_action_space(action)
         if not self.aec.infos[self.learner]["action_mask"][action]:
             return self._forfeit(action)

@@ -13,9 +13,16 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .game import Game, State
+from .game import Game, State, check_seed
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+def _refuse_step_after_the_end(agents: list[str]) -> None:
+    """Dead agents are stepped with None while ``agents`` is non-empty (PettingZoo's protocol); once every
+    agent is removed, a step is a bug of the caller (PettingZoo's wrapper would only warn and ignore it)."""
+    if not agents:
+        raise AssertionError("step() was called after the game is over; call reset() to start a new game")
 
 
 class TabletopEnv(AECEnv):
@@ -30,7 +37,9 @@ class TabletopEnv(AECEnv):
     * ``state()`` / ``state_space``: the global state for centralized critics (``State.global_state``).
     * ``env.unwrapped.game_state`` is the engine state (``tabletop_rl.envs.core.game.State``), for analysis and search.
     * ``reset(seed=s)`` makes the whole episode reproducible; a later ``reset()`` without a seed
-      continues the same seeded sequence of games.
+      continues the same seeded sequence of games. A seed is None or a non-negative integer.
+    * Once every agent has been stepped out (``agents`` is empty), ``step()`` raises ``AssertionError``
+      (PettingZoo's error for steps out of order): call ``reset()``.
     """
 
     game_class: type[Game]
@@ -73,6 +82,7 @@ class TabletopEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game. Game options are constructor arguments; ``options`` here is accepted (PettingZoo's
         api_test passes one) and ignored."""
+        seed = check_seed(seed)
         if seed is not None or self._episode_seeds is None:
             self._episode_seeds = np.random.default_rng(seed)
         self.game_state = self.game.new_initial_state(int(self._episode_seeds.integers(2**63)))
@@ -91,6 +101,7 @@ class TabletopEnv(AECEnv):
         return {"observation": self.game_state.observation(self.agent_name_mapping[agent]), "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        _refuse_step_after_the_end(self.agents)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -176,6 +187,19 @@ class AssertOutOfBoundsWrapper(_DirectBookkeeping, wrappers.AssertOutOfBoundsWra
     """PettingZoo's ``AssertOutOfBoundsWrapper`` with direct bookkeeping reads."""
 
 
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, refusing what the bare env refuses before any wrapper changes
+    its own state: a bad seed, and a step after the game is over (which PettingZoo only warns about)."""
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        super().reset(seed=check_seed(seed), options=options)
+
+    def step(self, action: Any) -> None:
+        if self._has_reset:
+            _refuse_step_after_the_end(self.agents)
+        super().step(action)
+
+
 def make_env_functions(game_class: type[Game], doc: str, module: str) -> tuple[type[TabletopEnv], Any]:
     """``raw_env`` (the bare AEC class) and ``env`` (with PettingZoo's standard wrappers) for a game.
 
@@ -188,7 +212,7 @@ def make_env_functions(game_class: type[Game], doc: str, module: str) -> tuple[t
         wrapped = raw_env(render_mode=render_mode, **options)
         wrapped = TerminateIllegalWrapper(wrapped, illegal_reward=-1)
         wrapped = AssertOutOfBoundsWrapper(wrapped)
-        return wrappers.OrderEnforcingWrapper(wrapped)
+        return OrderEnforcingWrapper(wrapped)
 
     env.__doc__ = doc
     env.__module__ = module

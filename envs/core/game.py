@@ -28,6 +28,22 @@ TERMINAL = -1
 """``State.current_player`` once the episode is over (terminated or truncated)."""
 
 
+def check_seed(seed: Any) -> int | None:
+    """``seed`` as a plain int, or None (fresh entropy from the OS); anything else raises.
+
+    numpy alone would take ``True`` as seed 1 and a list as entropy, and Gymnasium refuses numpy integers:
+    every entry point that takes a seed checks it here, so they all accept the same seeds with one message.
+    """
+    if seed is None:
+        return None
+    message = f"seed={seed!r} is not allowed; expected None or a non-negative integer"
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(message)
+    if seed < 0:
+        raise ValueError(message)
+    return int(seed)
+
+
 class Game(ABC):
     """Static description of a game under one set of options."""
 
@@ -59,7 +75,7 @@ class Game(ABC):
 
     def new_initial_state(self, seed: int | None = None) -> State:
         """A fresh game; ``seed=None`` draws entropy from the OS (not reproducible)."""
-        return self.state_class(self, seed)
+        return self.state_class(self, check_seed(seed))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"

@@ -12,6 +12,8 @@ from math import prod
 
 import numpy as np
 
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
 
 @dataclass(frozen=True)
 class Field:
@@ -48,6 +50,10 @@ class Layout:
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
             if name in self.fields:
                 raise ValueError(f"duplicate observation field {name!r}")
+            # a bound beyond float32 would become inf in the Box (NaN fails the comparison too)
+            if not -FLOAT32_MAX <= low <= high <= FLOAT32_MAX:
+                raise ValueError(f"observation field {name!r} has bounds [{low}, {high}]; they must be finite in "
+                                 "float32, low <= high")
             field = Field(name, shape, description, start, low, high)
             self.fields[name] = field
             start = field.stop

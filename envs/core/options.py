@@ -34,8 +34,10 @@ def one_of(name: str, values: Iterable[Any], default: Any, doc: str = "") -> Opt
     return Option(name, default, "one of " + ", ".join(map(repr, values)), check, doc)
 
 
-def integer(name: str, default: Any, minimum: int, doc: str = "", allow_none: bool = False,
+def integer(name: str, default: Any, minimum: int, maximum: int, doc: str = "", allow_none: bool = False,
             extra: Iterable[Any] = ()) -> Option:
+    """An integer in ``minimum..maximum``: the maximum keeps every observation bound finite (in float32) and
+    the game playable, so an absurd value fails here rather than as an infinite bound or an endless game."""
     extra = tuple(extra)
 
     def check(v: Any) -> bool:
@@ -43,9 +45,9 @@ def integer(name: str, default: Any, minimum: int, doc: str = "", allow_none: bo
             return allow_none
         if any(v == x and type(v) is type(x) for x in extra):
             return True
-        return type(v) is int and v >= minimum
+        return type(v) is int and minimum <= v <= maximum
 
-    allowed = f"an integer >= {minimum}"
+    allowed = f"an integer from {minimum} to {maximum}"
     if extra:
         allowed = " or ".join([*map(repr, extra), allowed])
     if allow_none:

@@ -26,6 +26,9 @@ COLOUR_NAMES = ("yellow", "blue", "white", "green", "red", "purple")  # L2
 HAND_SIZE = 8  # L6, L15
 MAX_PILE = 12  # a discard pile holds at most the 12 cards of its colour (L34c)
 MAX_EXTRA_ROUNDS = 5  # L27
+# Generous ranges for options (a match is usually 3 rounds; the default cap is 308 or 392 turns)
+MAX_ROUNDS = 100
+MAX_TURNS_PER_ROUND = 10_000
 CARD_STEP, DRAW_STEP = 0, 1
 # rows of State._counts, the per-kind count tables the observation is gathered from (hand, expeditions,
 # known and unseen have one row per seat)
@@ -53,13 +56,13 @@ class Game(BaseGame):
     title = "Lost Cities"
     option_schema = (
         opt.one_of("n_colours", (5, 6), 5, "number of expeditions; 6 adds purple (L2)"),
-        opt.integer("rounds", 1, 1, "rounds in the match, scores carried over (L10)"),
+        opt.integer("rounds", 1, 1, MAX_ROUNDS, "rounds in the match, scores carried over (L10)"),
         opt.one_of("first_player", ("random", 0, 1), "random", "who starts round 1 (L8)"),
         opt.one_of("next_round_starter", ("cumulative_leader", "alternate"), "cumulative_leader",
                    "who starts later rounds (L9)"),
         opt.one_of("match_tie", ("draw", "extra_rounds"), "draw",
                    "a tied match is a draw, or extra rounds are played (at most 5) (L27)"),
-        opt.integer("max_turns_per_round", "auto", 44, allow_none=True, extra=("auto",),
+        opt.integer("max_turns_per_round", "auto", 44, MAX_TURNS_PER_ROUND, allow_none=True, extra=("auto",),
                     doc="turn cap per round, truncates the episode (L29); 'auto' = 7 × the initial draw "
                         "pile, an integer must be at least the initial draw pile (44 or 56)"),
     )
@@ -78,7 +81,8 @@ class Game(BaseGame):
             cap = 7 * self.initial_draw_pile  # L29: 308 or 392
         elif cap is not None and cap < self.initial_draw_pile:
             raise ValueError(f"Lost Cities: option max_turns_per_round={cap} is not allowed; expected 'auto', "
-                             f"None or an integer >= {self.initial_draw_pile} (the initial draw pile)")
+                             f"None or an integer from {self.initial_draw_pile} (the initial draw pile) to "
+                             f"{MAX_TURNS_PER_ROUND}")
         self.turn_cap = cap
         # L34g: the cap relative to the default one, so that the default observation reads 1 here
         self.turn_cap_code = 0.0 if cap is None else 7 * self.initial_draw_pile / cap

@@ -34,6 +34,7 @@ from .payments import (
     CURRENCY,
     GROUP,
     MAX_BID,
+    MAX_PAYMENT,
     NUM_KINDS,
     NUM_UNITS,
     TOTAL_CARDS,
@@ -63,6 +64,7 @@ STACK_SIZES = (16, 16, 16 + NUM_RIDERS)  # P7, P8
 BY_FLOOR = tuple(sorted(range(NUM_TILES), key=lambda t: (FLOOR[t], t)).index(t) // 16 for t in range(NUM_TILES))
 NUM_SLOTS = 48  # P50: no player needs more palace slots
 NUM_QUARRIES = 4
+MAX_TURNS = 10_000  # the largest turn cap allowed, generous: random games take 33–98 turns, the default cap is 400
 
 # ----------------------------------------------------------------- actions (P73)
 TAKE_MONEY, TILES, RECONSTRUCT = 0, 1, 2
@@ -125,14 +127,16 @@ class Game(BaseGame):
                    "first active player; None draws it with the state's generator (P11, A6)"),
         opt.one_of("stack_split", ("by_floor", "by_floor_shuffled", "random"), "by_floor",
                    "which tiles form stacks I, II, III (P7, A1)"),
-        opt.integer("min_tile_price", 0, 0, "floor of the buy price max(min_tile_price, 10 − supply) (P36, A2)"),
+        opt.integer("min_tile_price", 0, 0, MAX_PAYMENT, "floor of the buy price max(min_tile_price, 10 − supply); "
+                    f"{MAX_PAYMENT}, the largest payment of all 55 cards, is the highest price that can be paid "
+                    "(P36, A2)"),
         opt.one_of("reshuffle_timing", ("on_draw", "on_empty"), "on_draw",
                    "the discard pile becomes the deck when a card must be drawn from an empty deck, or as soon "
                    "as the deck runs out (P28, A3)"),
         opt.boolean("allow_noop_reconstruct", False,
                     "RECONSTRUCT may 'remove' the tile of a single-tile palace (a paid pass) (P59, A4)"),
         opt.boolean("removed_tiles_public", True, "the ids of removed tiles stay public (P68, A5)"),
-        opt.integer("max_turns", 400, 1, "turn cap, truncates the episode (P66, A7)", allow_none=True),
+        opt.integer("max_turns", 400, 1, MAX_TURNS, "turn cap, truncates the episode (P66, A7)", allow_none=True),
         opt.boolean("canonical_order", True, "payment units, money picks and bought tiles in ascending id only "
                     "(P23a, P27, P37)"),
         opt.boolean("auto_resolve_forced", False, "the engine applies public decisions that have one legal "

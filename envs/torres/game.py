@@ -102,8 +102,8 @@ class Game(BaseGame):
                    "version with every card in hand, player-placed start castles and a master card (T8, §11)"),
         opt.one_of("master_card", (None, *MASTER_NAMES), None,
                    "master card: drawn at random, or fixed (`master` only, T59)"),
-        opt.integer("master_min_knights", 2, 1, "knights needed for the 'all your knights' master cards M4, "
-                    "M5, M6, M8 (`master` only, T63)"),
+        opt.integer("master_min_knights", 2, 1, KNIGHTS_PER_PLAYER,
+                    "knights needed for the 'all your knights' master cards M4, M5, M6, M8 (`master` only, T63)"),
         opt.one_of("door_model", ("any_door", "monotone_tunnel"), "any_door",
                    "door passage: exit at the knight's level or lower through any door (T28), or never "
                    "climbing inside the castle (T29)"),
