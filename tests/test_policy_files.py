@@ -9,11 +9,14 @@ from __future__ import annotations
 import base64
 import io
 import json
+import math
 import os
 import pickle
+import re
 import struct
 import subprocess
 import sys
+import threading
 import zipfile
 from pathlib import Path
 
@@ -24,16 +27,21 @@ from safetensors.numpy import save as safetensors_bytes
 
 from tabletop_rl import envs
 from tabletop_rl.envs.core.match import play_game
-from tabletop_rl.training import evaluate, play
+from tabletop_rl.training import evaluate, play, train
 from tabletop_rl.training.agents import PRETRAINED_DIR, load_agent
 from tabletop_rl.training.checkpoint import load_weights, weights_of
+from tabletop_rl.training.config import load_config
 from tabletop_rl.training.policy import (
+    MAX_HEADER_BYTES,
+    MAX_PARAMETERS,
+    MAX_POOL,
     MLPPolicy,
     PolicyAgent,
     PolicyFileError,
     PolicyInfo,
     load_policy,
     policy_file_bytes,
+    read_policy_info,
 )
 from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
 
@@ -159,6 +167,11 @@ def header_file(metadata: dict | None, tensors: dict[str, np.ndarray] | None = N
     return safetensors_bytes(tensors or {"x": np.zeros(1, np.float32)}, metadata=metadata)
 
 
+def raw_header(text: bytes) -> bytes:
+    """A file made of a safetensors header length and ``text`` as its header."""
+    return struct.pack("<Q", len(text)) + text
+
+
 def valid_bytes(**changes) -> bytes:
     info = PolicyInfo.for_game(LOST_CITIES, network())
     weights = random_weights(info)
@@ -199,6 +212,18 @@ BAD_FILES = {
     "wrong dtype": (lambda m: valid_bytes(**{"action_net.bias": np.zeros(106, np.float64)}), "F64"),
     "extra tensor": (lambda m: valid_bytes(**{"pool/0/x": np.zeros(1, np.float32)}), "unexpected tensor"),
     "NaN weights": (lambda m: valid_bytes(**{"action_net.bias": np.full(106, np.nan, np.float32)}), "NaN"),
+    "policy nested too deeply": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
+                                                       "policy": "[" * 100_000 + "]" * 100_000}),
+                                 r"'policy' metadata is not valid JSON \(nested too deeply\)"),
+    "5,001-digit integer": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
+                                                  "policy": good_doc().replace('"observation_size": 433',
+                                                                               '"observation_size": ' + "9" * 5001)}),
+                            r"'policy' metadata is not valid JSON \(an integer has too many digits\)"),
+    "header nested too deeply": (lambda m: raw_header(b"[" * 100_000 + b"]" * 100_000),
+                                 r"safetensors header is not valid JSON \(nested too deeply\)"),
+    "malformed header entry": (lambda m: raw_header(b'{"x": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 0]}}'),
+                               "entry for tensor 'x' is malformed"),
+    "header larger than the limit": (lambda m: raw_header(b" " * (MAX_HEADER_BYTES + 1)), "more than the 1,048,576"),
 }
 
 
@@ -238,6 +263,117 @@ def test_the_command_lines_print_one_line_and_run_nothing(tmp_path, capsys, monk
     lines = captured.err.strip().splitlines()
     assert len(lines) == 2 and all(str(path) in line and "Traceback" not in line for line in lines)
     assert not marker.exists() and not (tmp_path / "eval").exists()
+
+
+def sparse_file(path: Path, info: PolicyInfo, extra: dict[str, tuple[int, ...]] | None = None) -> Path:
+    """A file whose header declares the float32 tensors of ``info``'s network (and ``extra`` ones, as a checkpoint's)
+    with the right offsets and file size, but whose data is a hole: a few KB on disk, whatever it declares."""
+    header, end = {"__metadata__": {"format": "tabletop-rl-checkpoint" if extra else "tabletop-rl-policy",
+                                    "format_version": "1", "policy": json.dumps(info.__dict__)}}, 0
+    for name, shape in {**info.tensor_shapes(), **(extra or {})}.items():
+        header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [end, end + 4 * math.prod(shape)]}
+        end = header[name]["data_offsets"][1]
+    text = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(raw_header(text))
+        f.truncate(8 + len(text) + end)
+    return path
+
+
+OVERSIZED = {  # what the header declares, and the limit the refusal names
+    "the issue's pi [65536, 16384]": (network(pi=[65536, 16384]), None,
+                                      "a hidden layer of 65,536 units, more than the 4,096"),
+    "4 x 4096 in each part": (network(pi=[4096] * 4, vf=[4096] * 4), None,
+                              "parameters, more than the 50,000,000"),
+    "17 layers": (network(pi=[4] * 17), None, "17 hidden layers, more than the 16"),
+    "a checkpoint's 4 GB pool tensor": (network(), {"pool/0/x": (2**30,)}, "training state .* more than the"),
+}
+
+
+def test_oversized_files_are_refused_from_their_header_quickly_and_in_little_memory(tmp_path, capsys):
+    """Sparse files that declare gigabytes of weights: refused in one line naming the limit, before any tensor is
+    read (old loaders read 8.5 GB for the issue's file, in a minute or two)."""
+    paths = [sparse_file(tmp_path / f"{i}.safetensors", PolicyInfo("lost_cities", {}, net, 433, 106), extra)
+             for i, (net, extra, _) in enumerate(OVERSIZED.values())]
+    assert all(paths[i].stat().st_size > 4 * MAX_PARAMETERS for i in (0, 1, 3))  # they declare that much
+    # in a fresh process: its peak memory says what loading allocated
+    code = ("import json, resource, sys, time\n"
+            "from tabletop_rl.training.policy import PolicyFileError, load_policy\n"
+            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "for path in sys.argv[1:]:\n"
+            "    start = time.perf_counter()\n"
+            "    try:\n"
+            "        load_policy(path)\n"
+            "    except PolicyFileError as error:\n"
+            "        print(json.dumps([str(error), time.perf_counter() - start]))\n"
+            "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)\n")
+    done = subprocess.run([sys.executable, "-c", code, *map(str, paths)], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
+    *results, megabytes = done.stdout.splitlines()
+    assert done.returncode == 0 and len(results) == len(paths), done.stderr
+    for path, (_, _, limit), (message, seconds) in zip(paths, OVERSIZED.values(), map(json.loads, results),
+                                                        strict=True):
+        assert message.startswith(f"{path}: ") and re.search(limit, message) and "\n" not in message
+        assert seconds < 1
+    assert int(megabytes) < 50
+    with pytest.raises(SystemExit) as exit_code:  # and the command line says the same in one line
+        evaluate.main(["lost_cities", "random", str(paths[0]), "--quiet", "--out", str(tmp_path / "eval")])
+    assert exit_code.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "more than the 4,096" in err and "Traceback" not in err
+
+
+def test_the_writer_refuses_what_the_reader_would(tmp_path):
+    """Training refuses a network too large for a policy file before it starts; a checkpoint with more
+    snapshots than the limit is never written."""
+    with pytest.raises(ValueError, match="a hidden layer of 8,192 units, more than the 4,096 a policy file may have"):
+        train.Trainer(load_config(None, ["game=lost_cities", "network.pi=[8192]"]))
+    with pytest.raises(ValueError, match="opponents.pool_size must be <= 64"):
+        load_config(None, ["game=lost_cities", f"opponents.pool_size={MAX_POOL + 1}"])
+    info = PolicyInfo.for_game(LOST_CITIES, network(pi=[64], vf=[64]))
+    weights = random_weights(info)
+    state = {f"optimizer/{i}/{key}": np.zeros_like(w) if key != "step" else np.float32(9)
+             for i, w in enumerate(weights.values()) for key in ("step", "exp_avg", "exp_avg_sq")}
+    state["rng/torch"] = np.zeros(5056, np.uint8)
+    pool = {f"pool/{k}/{name}": w for k in range(MAX_POOL + 1) for name, w in weights.items()}
+    with pytest.raises(ValueError, match="cannot write a policy: its training state .* more than the"):
+        policy_file_bytes(weights, info, {**state, **pool})
+    path = tmp_path / "checkpoint.safetensors"  # a full pool it writes, and reads back
+    path.write_bytes(policy_file_bytes(weights, info, {**state, **{k: v for k, v in pool.items() if "/64/" not in k}}))
+    assert load_policy(path).info == info
+
+
+def test_a_fifo_or_a_device_is_not_a_regular_file(tmp_path, capsys, monkeypatch):
+    fifo, zero = tmp_path / "pipe.safetensors", tmp_path / "zero.safetensors"
+    os.mkfifo(fifo)
+    zero.symlink_to("/dev/zero")
+    errors = []
+
+    def load() -> None:
+        with pytest.raises(PolicyFileError) as error:
+            load_agent(str(fifo), LOST_CITIES)
+        errors.append(str(error.value))
+
+    reader = threading.Thread(target=load, daemon=True)
+    reader.start()
+    reader.join(30)
+    if reader.is_alive():  # the loader opened the FIFO: unblock it, and fail
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail(f"loading {fifo} opened it and waited for a writer")
+    assert errors == [f"{fifo} is a named pipe (FIFO), not a regular file: expected a tabletop-rl policy "
+                      "(.safetensors written by tabletop_rl.training.train)"]
+    with pytest.raises(PolicyFileError, match=f"^{zero} is a device, not a regular file"):
+        read_policy_info(zero)
+    for path in (fifo, zero):
+        with pytest.raises(SystemExit) as exit_code:
+            evaluate.main(["lost_cities", "random", str(path), "--quiet", "--out", str(tmp_path / "eval")])
+        assert exit_code.value.code == 2
+        monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+        with pytest.raises(SystemExit) as exit_code:
+            play.main(["lost_cities", "--opponent", str(path)])
+        assert exit_code.value.code == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 2 and all(f"{path} is a " in line and "not a regular file" in line for line in lines)
 
 
 def test_missing_files_and_unknown_agents_are_told_apart(tmp_path):

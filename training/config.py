@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from .policy import MAX_POOL
+
 
 @dataclass
 class PPO:
@@ -266,6 +268,8 @@ def _check_values(c: Config) -> None:
                 "warm_start.learning_rate": c.warm_start.learning_rate}
     problems += [f"{k} must be > 0 (got {v})" for k, v in positive.items() if v <= 0]
     problems += network_problems(c.network)
+    if c.opponents.pool_size > MAX_POOL:  # a checkpoint holds the pool: its reader refuses more
+        problems.append(f"opponents.pool_size must be <= {MAX_POOL} (got {c.opponents.pool_size})")
     non_negative = {"eval.every": c.eval.every, "ppo.ent_coef": c.ppo.ent_coef, "ppo.vf_coef": c.ppo.vf_coef,
                     "margin_reward": c.margin_reward}
     problems += [f"{k} must be >= 0 (got {v})" for k, v in non_negative.items() if v < 0]

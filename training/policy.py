@@ -29,11 +29,24 @@ checkpoint, which adds ``optimizer/…``, ``pool/…`` and ``rng/…`` tensors),
 Observation and action spaces are rebuilt from the game, never stored. :func:`load_policy` checks all of
 it — format, version, the JSON, every tensor's name, dtype, shape and finiteness, and the game — and
 otherwise raises :class:`PolicyFileError`, one line naming the file and what was expected.
+
+**Limits**, checked from the header alone (read by this module, at most ``MAX_HEADER_BYTES`` = 1 MiB)
+before any tensor is read, so that a small crafted file cannot make the reader allocate gigabytes: at most
+``MAX_LAYERS`` = 16 hidden layers per network, each at most ``MAX_WIDTH`` = 4,096 wide, and at most
+``MAX_PARAMETERS`` = 50 million parameters in all (200 MB of float32; the shipped networks have 0.6 to 2.6
+million). A checkpoint's training state may add at most ``MAX_POOL`` + 2 = 66 times the policy's bytes
+(``MAX_POOL`` = 64 self-play snapshots, and Adam's two moments) plus 64 KiB (Adam's step counts, the RNG
+state). The file's size must be exactly what its header declares. The writer refuses the same networks,
+so nothing written here is ever refused on reading.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
+import reprlib
+import stat
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -50,6 +63,9 @@ from .files import atomic_write
 POLICY_FORMAT, CHECKPOINT_FORMAT, FORMAT_VERSION = "tabletop-rl-policy", "tabletop-rl-checkpoint", "1"
 CHECKPOINT_PREFIXES = ("optimizer/", "pool/", "rng/")  # training state a checkpoint adds to the policy
 ACTIVATIONS = ("relu", "tanh")
+MAX_LAYERS, MAX_WIDTH, MAX_PARAMETERS = 16, 4096, 50_000_000  # per network (pi, vf); in all
+MAX_POOL, STATE_SLACK = 64, 2**16  # a checkpoint's snapshots; the bytes of its Adam steps and RNG state
+MAX_HEADER_BYTES = 2**20  # a checkpoint of MAX_POOL snapshots of MAX_LAYERS layers needs about 600 KB
 EXPECTED = "a tabletop-rl policy (.safetensors written by tabletop_rl.training.train)"
 
 
@@ -74,8 +90,24 @@ class PolicyInfo:
                  **provenance: Any) -> PolicyInfo:
         net = {"pi": [int(n) for n in network["pi"]], "vf": [int(n) for n in network["vf"]],
                "activation": str(network["activation"])}
-        return cls(game.name, dict(game.options), net, game.observation_size, game.num_actions,
+        info = cls(game.name, dict(game.options), net, game.observation_size, game.num_actions,
                    int(num_timesteps), provenance)
+        problem = info.size_problem()
+        if problem:  # refused before training, not when its first checkpoint is written
+            raise ValueError(f"network {net} for {game.name}: {problem}")
+        return info
+
+    def size_problem(self) -> str | None:
+        """Why the network is too large for a policy file (see the limits above), if it is."""
+        sizes, depth = self.network["pi"] + self.network["vf"], max(len(self.network["pi"]), len(self.network["vf"]))
+        if depth > MAX_LAYERS:
+            return f"{depth:,} hidden layers, more than the {MAX_LAYERS} a policy file may have"
+        if max(sizes, default=0) > MAX_WIDTH:
+            return f"a hidden layer of {max(sizes):,} units, more than the {MAX_WIDTH:,} a policy file may have"
+        parameters = sum(math.prod(shape) for shape in self.tensor_shapes().values())
+        if parameters > MAX_PARAMETERS:
+            return f"{parameters:,} parameters, more than the {MAX_PARAMETERS:,} a policy file may have"
+        return None
 
     def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
         """Every tensor the network has, with its shape."""
@@ -187,16 +219,20 @@ def policy_file_bytes(weights: Mapping[str, np.ndarray], info: PolicyInfo,
 
     The weights are checked against ``info`` first: a file that this module would refuse is never written.
     """
-    shapes = info.tensor_shapes()
-    tensors = {name: np.ascontiguousarray(weights[name], dtype=np.float32) for name in shapes if name in weights}
-    problem = _tensor_problem(shapes, {k: (tuple(v.shape), "F32") for k, v in tensors.items()}, set(weights))
-    if problem:
-        raise ValueError(f"cannot write a policy: {problem}")
     if extra and any(not name.startswith(CHECKPOINT_PREFIXES) for name in extra):
         raise ValueError(f"checkpoint tensors must be named {' / '.join(CHECKPOINT_PREFIXES)}…")
+    tensors = {name: np.ascontiguousarray(w, dtype=np.float32) for name, w in weights.items()}
+    extra = {name: np.ascontiguousarray(t) for name, t in (extra or {}).items()}
+    problem = _tensors_problem(info, {name: (t.shape, "F32" if name in tensors else str(t.dtype), t.nbytes)
+                                      for name, t in {**tensors, **extra}.items()}, checkpoint=bool(extra))
+    if problem:
+        raise ValueError(f"cannot write a policy: {problem}")
     metadata = {"format": CHECKPOINT_FORMAT if extra else POLICY_FORMAT, "format_version": FORMAT_VERSION,
                 "policy": json.dumps(asdict(info), default=_plain)}
-    return safetensors_bytes({**tensors, **(extra or {})}, metadata=metadata)
+    data = safetensors_bytes({**tensors, **extra}, metadata=metadata)
+    if int.from_bytes(data[:8], "little") > MAX_HEADER_BYTES:  # a huge provenance
+        raise ValueError(f"cannot write a policy: its header would be more than {MAX_HEADER_BYTES:,} bytes")
+    return data
 
 
 def save_policy(path: str | Path, weights: Mapping[str, np.ndarray], info: PolicyInfo) -> None:
@@ -216,84 +252,148 @@ def load_policy(path: str | Path, game: Game | None = None) -> MLPPolicy:
     """The policy stored in ``path`` (a policy file or a checkpoint); with ``game``, refuse another game's.
 
     Raises :class:`PolicyFileError` (one line, naming the file and what was expected) for anything else.
+    All but the weights' values is checked from the header, before any tensor is read.
     """
     path = Path(path)
-    if not path.is_file():
-        raise PolicyFileError(f"no such file: {path}")
+    info, names = _read_header(path)
+    if game is not None:
+        info.check_game(game, path)
     try:
         with safe_open(str(path), framework="np") as f:
-            info, names = _read_header(path, f.metadata(), {k: f.get_slice(k) for k in f.keys()})
             weights = {name: f.get_tensor(name) for name in names}
     except SafetensorError as error:
-        raise PolicyFileError(f"{path} is not {EXPECTED}: {_sniff(path) or error}") from None
+        raise PolicyFileError(f"{path} is not {EXPECTED}: {error}") from None
     bad = [name for name, w in weights.items() if not np.isfinite(w).all()]
     if bad:
         raise PolicyFileError(f"{path}: tensor {bad[0]} holds NaN or infinite values")
-    if game is not None:
-        info.check_game(game, path)
     return MLPPolicy(weights, info)
 
 
 def read_policy_info(path: str | Path) -> PolicyInfo:
     """The checked JSON document of a policy file or checkpoint, without loading its tensors."""
-    path = Path(path)
-    try:
-        with safe_open(str(path), framework="np") as f:
-            return _read_header(path, f.metadata(), {k: f.get_slice(k) for k in f.keys()})[0]
-    except SafetensorError as error:
-        raise PolicyFileError(f"{path} is not {EXPECTED}: {_sniff(path) or error}") from None
+    return _read_header(Path(path))[0]
 
 
-def _read_header(path: Path, metadata: dict[str, str] | None, slices: dict[str, Any]) -> tuple[PolicyInfo, list]:
+def _read_header(path: Path) -> tuple[PolicyInfo, list[str]]:
     """The policy's info and tensor names, after checking the metadata and every tensor's dtype and shape."""
-    metadata = metadata or {}
+    metadata, found = _safetensors_header(path)
     kind = metadata.get("format")
     if kind not in (POLICY_FORMAT, CHECKPOINT_FORMAT):
         raise PolicyFileError(f"{path} is a safetensors file but not {EXPECTED}: its metadata has no "
                               f"'format': '{POLICY_FORMAT}'")
     if metadata.get("format_version") != FORMAT_VERSION:
-        raise PolicyFileError(f"{path} has policy format_version {metadata.get('format_version')!r}; this "
+        raise PolicyFileError(f"{path} has policy format_version {_short(metadata.get('format_version'))}; this "
                               f"tabletop-rl reads version {FORMAT_VERSION} (a newer release may read it)")
     info = _parse_info(path, metadata.get("policy"))
-    shapes = info.tensor_shapes()
-    found = {name: (tuple(s.get_shape()), s.get_dtype()) for name, s in slices.items()}
-    extra = {name for name in found if name not in shapes}
-    if kind == CHECKPOINT_FORMAT:
-        extra = {name for name in extra if not name.startswith(CHECKPOINT_PREFIXES)}
-    problem = _tensor_problem(shapes, {k: v for k, v in found.items() if k in shapes}, set(shapes) | extra)
+    problem = _tensors_problem(info, found, checkpoint=kind == CHECKPOINT_FORMAT)
     if problem:
-        raise PolicyFileError(f"{path}: {problem} (network {info.network}, observation {info.observation_size}, "
-                              f"{info.num_actions} actions)")
-    return info, list(shapes)
+        raise PolicyFileError(f"{path}: {problem} (network {_short(info.network)}, observation "
+                              f"{_short(info.observation_size)}, {_short(info.num_actions)} actions)")
+    return info, list(info.tensor_shapes())
 
 
-def _tensor_problem(shapes: dict[str, tuple[int, ...]], found: dict[str, tuple[tuple[int, ...], str]],
-                    names: set[str]) -> str | None:
-    """What is wrong with the tensors ``found`` (name -> (shape, dtype)) for a network of ``shapes``."""
+def _safetensors_header(path: Path) -> tuple[dict[str, str], dict[str, tuple[tuple[int, ...], str, int]]]:
+    """A safetensors file's metadata and tensors (name -> (shape, dtype, bytes)), from its header alone.
+
+    The header is read only if it is at most MAX_HEADER_BYTES long, and the file must be exactly as long as
+    the header says; nothing else is read.
+    """
+    try:
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):  # never opened: a FIFO would block, /dev/zero never ends
+            raise PolicyFileError(f"{path} is {_file_kind(mode)}, not a regular file: expected {EXPECTED}")
+        with open(path, "rb") as f:
+            head = f.read(8)
+            length = int.from_bytes(head, "little")
+            text = f.read(length) if len(head) == 8 and length <= MAX_HEADER_BYTES else b""
+            size = os.fstat(f.fileno()).st_size
+    except FileNotFoundError:
+        raise PolicyFileError(f"no such file: {path}") from None
+    except OSError as error:
+        raise PolicyFileError(f"{path} cannot be read: {error.strerror or error}") from None
+
+    def refused(reason: str) -> PolicyFileError:
+        return PolicyFileError(f"{path} is not {EXPECTED}: {_sniff(head) or reason}")
+
+    if len(head) < 8:
+        raise refused("the file is shorter than a safetensors header")
+    if length > MAX_HEADER_BYTES:
+        raise refused(f"its header would be {length:,} bytes, more than the {MAX_HEADER_BYTES:,} a policy file "
+                      "may have")
+    if len(text) < length:
+        raise refused("the file ends inside its header")
+    header = _json(path, text, "its safetensors header")
+    metadata = header.pop("__metadata__", {}) if isinstance(header, dict) else None
+    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+        raise refused("its header is not a JSON object with text metadata")
+    found = {}
+    for name, entry in header.items():
+        shape, offsets = (entry.get("shape"), entry.get("data_offsets")) if isinstance(entry, dict) else (None, [])
+        if not (_naturals(shape) and _naturals(offsets) and len(offsets) == 2 and offsets[0] <= offsets[1]
+                and isinstance(entry.get("dtype"), str)):
+            raise refused(f"its header's entry for tensor {_short(name)} is malformed")
+        found[name] = (tuple(shape), entry["dtype"], offsets[1] - offsets[0])
+    declared, held = max((entry["data_offsets"][1] for entry in header.values()), default=0), size - 8 - length
+    if declared != held:
+        raise refused(f"its header declares {declared:,} bytes of tensors but {held:,} follow it (a truncated or "
+                      "damaged file?)")
+    return metadata, found
+
+
+def _naturals(value: Any) -> bool:
+    return isinstance(value, list) and all(type(n) is int and n >= 0 for n in value)
+
+
+def _tensors_problem(info: PolicyInfo, found: Mapping[str, tuple[tuple[int, ...], str, int]],
+                     checkpoint: bool) -> str | None:
+    """What is wrong with the tensors ``found`` (name -> (shape, dtype, bytes)) for the network of ``info``;
+    a ``checkpoint`` may add training state, within the limit of the module docstring."""
+    problem = info.size_problem()
+    if problem:
+        return problem
+    shapes = info.tensor_shapes()
     missing = [n for n in shapes if n not in found]
     if missing:
         return f"tensor {missing[0]} is missing"
-    unexpected = sorted(names - set(shapes))
+    state = {name: nbytes for name, (_, _, nbytes) in found.items() if name not in shapes}
+    unexpected = sorted(n for n in state if not (checkpoint and n.startswith(CHECKPOINT_PREFIXES)))
     if unexpected:
-        return f"unexpected tensor {unexpected[0]}"
+        return f"unexpected tensor {_short(unexpected[0])}"
     for name, shape in shapes.items():
-        got_shape, dtype = found[name]
+        got_shape, dtype, _ = found[name]
         if dtype != "F32":
-            return f"tensor {name} is {dtype}, expected F32 (float32)"
-        if got_shape != shape:
-            return f"tensor {name} has shape {got_shape}, the declared network needs {shape}"
+            return f"tensor {name} is {_short(dtype)}, expected F32 (float32)"
+        if tuple(got_shape) != shape:
+            return f"tensor {name} has shape {_short(tuple(got_shape))}, the declared network needs {shape}"
+    limit = (MAX_POOL + 2) * 4 * sum(math.prod(shape) for shape in shapes.values()) + STATE_SLACK
+    if sum(state.values()) > limit:
+        return (f"its training state (optimizer/, pool/, rng/) declares {sum(state.values()):,} bytes, more than the "
+                f"{limit:,} a checkpoint of this network may have ({MAX_POOL} snapshots and Adam's two moments, "
+                f"plus {STATE_SLACK:,})")
     return None
 
 
 def _parse_info(path: Path, text: str | None) -> PolicyInfo:
-    try:
-        doc = json.loads(text) if text is not None else None
-    except json.JSONDecodeError as error:
-        raise PolicyFileError(f"{path}: its 'policy' metadata is not valid JSON ({error})") from None
+    doc = _json(path, text, "its 'policy' metadata") if text is not None else None
     problem = _info_problem(doc)
     if problem:
         raise PolicyFileError(f"{path}: malformed 'policy' metadata: {problem}")
     return PolicyInfo(**doc)
+
+
+def _json(path: Path, text: str | bytes, what: str) -> Any:
+    """The JSON document ``text`` of the file ``path``, or one line naming the file if it is none."""
+    try:
+        return json.loads(text.decode() if isinstance(text, bytes) else text)
+    except RecursionError:
+        reason = "nested too deeply"
+    except json.JSONDecodeError as error:
+        reason = str(error)
+    except UnicodeDecodeError:
+        reason = "not UTF-8 text"
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
+        reason = "an integer has too many digits"
+    raise PolicyFileError(f"{path}: {what} is not valid JSON ({reason})")
 
 
 def _info_problem(doc: Any) -> str | None:
@@ -303,35 +403,43 @@ def _info_problem(doc: Any) -> str | None:
     optional = {"num_timesteps": int, "provenance": dict}
     unknown = sorted(doc.keys() - required.keys() - optional.keys())
     if unknown:
-        return f"unknown key {unknown[0]!r}"
+        return f"unknown key {_short(unknown[0])}"
     for key, kind in {**required, **optional}.items():
         if key not in doc:
             if key in required:
                 return f"missing {key!r}"
         elif not isinstance(doc[key], kind) or isinstance(doc[key], bool):
-            return f"{key!r} must be a JSON {kind.__name__}, got {doc[key]!r}"
+            return f"{key!r} must be a JSON {kind.__name__}, got {_short(doc[key])}"
     if doc["observation_size"] < 1 or doc["num_actions"] < 1 or doc.get("num_timesteps", 0) < 0:
         return "observation_size and num_actions must be positive, num_timesteps >= 0"
     net = doc["network"]
     if set(net) != {"pi", "vf", "activation"}:
-        return f"network must have exactly pi, vf and activation, got {sorted(net)}"
+        return f"network must have exactly pi, vf and activation, got {_short(sorted(net))}"
     for key in ("pi", "vf"):
         sizes = net[key]
-        if not isinstance(sizes, list) or not all(type(n) is int and 0 < n <= 65536 for n in sizes):
-            return f"network.{key} must be a list of layer sizes (1..65536), got {sizes!r}"
+        if not isinstance(sizes, list) or not all(type(n) is int and n > 0 for n in sizes):
+            return f"network.{key} must be a list of positive layer sizes, got {_short(sizes)}"
     if net["activation"] not in ACTIVATIONS:
-        return f"network.activation must be one of {ACTIVATIONS}, got {net['activation']!r}"
+        return f"network.activation must be one of {ACTIVATIONS}, got {_short(net['activation'])}"
     return None
 
+
+_SHORT = reprlib.Repr()  # values from a file, shown in one line of reasonable length
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist = 100, 100, 2 * MAX_LAYERS
+_short = _SHORT.repr
 
 MAGIC = {b"PK\x03\x04": "it is a zip archive (a stable-baselines3 .zip or a torch.save file?)",
          b"\x80": "it is a Python pickle", b"\x1f\x8b": "it is gzip-compressed"}
 
 
-def _sniff(path: Path) -> str | None:
-    """A readable guess at what a non-safetensors file is (by its first bytes only)."""
-    with open(path, "rb") as f:
-        head = f.read(8)
+def _sniff(head: bytes) -> str | None:
+    """A readable guess at what a non-safetensors file is, from its first bytes."""
     if not head:
         return "the file is empty"
     return next((what for magic, what in MAGIC.items() if head.startswith(magic)), None)
+
+
+def _file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
+             (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "a special file")
