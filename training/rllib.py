@@ -37,7 +37,7 @@ import argparse
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +134,7 @@ def check_config(c: RllibConfig) -> None:
     if problems:
         raise ValueError("bad config: " + "; ".join(problems))
     game = envs.make(c.game, wrapped=False, **c.game_options).game  # unknown game or bad options fail here
+    PolicyInfo.for_game(game, asdict(c.network))  # a network too large for a policy file fails now, not at export
     for spec in fixed_agent_ids(check_weights(c.opponents.mix)):  # a typo fails now, not inside an env runner
         load_agent(spec, game)
 
