@@ -344,6 +344,24 @@ def test_command_line(tmp_path, capsys):
         "python -m tabletop_rl.training.evaluate: error: no such file: runs/nothing/policy.safetensors"
 
 
+@pytest.mark.parametrize("bad, message", [
+    (["--set", "n_colours=[5"], "error: --set 'n_colours=[5': the value is not valid YAML: expected ',' or ']', but "
+                                "got '<stream end>' while parsing a flow sequence (line 1, column 3)"),
+    (["--set", "n_colours"], "error: --set 'n_colours': expected key=value"),
+    (["--seed", "-1"], "error: argument --seed: expected a non-negative integer, got '-1'"),
+    (["--games", "0"], "error: argument --games: expected an integer >= 1, got '0'"),
+    (["--workers", "²"], "error: argument --workers: expected an integer >= 1, got '²'"),
+    (["--players", "x"], "error: argument --players: expected an integer >= 1, got 'x'"),
+])
+def test_bad_flags_get_one_line_naming_the_flag(tmp_path, capsys, bad, message):
+    with pytest.raises(SystemExit) as exit_code:
+        main(["lost_cities", "random", "heuristic", "--quiet", "--out", str(tmp_path / "out"), *bad])
+    err = capsys.readouterr().err
+    assert exit_code.value.code == 2 and err.startswith(f"python -m tabletop_rl.training.evaluate: {message}")
+    assert err.count("\n") == 1  # one line: no usage block, no traceback
+    assert not (tmp_path / "out").exists()
+
+
 def test_checkpoint_paths_are_agents(tmp_path):
     """A policy file (here with random weights) plays through the shared loader, found from its run folder."""
     random_policy_file(tmp_path / "run" / "policy.safetensors", envs.make("lost_cities", wrapped=False).game)

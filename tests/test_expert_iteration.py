@@ -87,14 +87,16 @@ def test_a_run_writes_a_policy_and_resumes_without_replaying(lost_cities, tmp_pa
 @pytest.mark.parametrize("args, message", [
     (["--search", "worlds=many"], "is not an integer"),
     (["--search", "policy=x.safetensors"], "--policy"),
-    (["--epochs", "0"], "epochs=0"),
+    (["--epochs", "0"], "argument --epochs: expected an integer >= 1, got '0'"),
+    (["--seed", "-1"], "argument --seed: expected a non-negative integer, got '-1'"),
     (["--opponent", "heuristc"], "unknown agent"),
     (["--policy", "missing.safetensors"], "no such file"),
 ])
 def test_bad_settings_fail_before_any_game(tmp_path, capsys, args, message):
     with pytest.raises(SystemExit):
         main(["lost_cities", "--out", str(tmp_path / "ei"), "--quiet", *args])
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1  # one line
     assert not (tmp_path / "ei").exists()
 
 

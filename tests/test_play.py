@@ -47,6 +47,15 @@ def test_bad_input_gets_a_clear_message_and_a_new_prompt():
     assert "you:" not in text  # nothing was played
 
 
+def test_what_is_neither_a_number_nor_a_name_gets_told_what_the_prompt_takes():
+    answers = ["+-5", "²", "5²", "9" * 5000]
+    returns, text, _ = run(*answers, "q")
+    for answer in answers:
+        assert (f"There is no action called {answer!r}: type a number from 1 to 16 or an action's text ('?' lists "
+                "them, 'q' quits).") in text
+    assert "invalid literal" not in text and "you:" not in text
+
+
 def test_numbers_names_and_unique_beginnings_are_accepted():
     returns, text, _ = run("?", "2", "DRAW   Deck", "discard", "draw d", "q")
     assert returns is None
@@ -122,6 +131,21 @@ def test_command_line(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         main(["lost_cities", "--seat", "north"])
     assert "expected a seat number or 'random'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad, message", [
+    (["--set", "n_colours=[5"], "error: --set 'n_colours=[5': the value is not valid YAML: expected ',' or ']', but "
+                                "got '<stream end>' while parsing a flow sequence (line 1, column 3)"),
+    (["--seed", "-1"], "error: argument --seed: expected a non-negative integer, got '-1'"),
+    (["--seat", "²"], "error: argument --seat: expected a seat number or 'random', got '²'"),
+])
+def test_bad_flags_get_one_line_naming_the_flag(monkeypatch, capsys, bad, message):
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    with pytest.raises(SystemExit) as exit_code:
+        main(["lost_cities", *bad])
+    captured = capsys.readouterr()
+    assert exit_code.value.code == 2 and captured.err == f"python -m tabletop_rl.training.play: {message}\n"
+    assert captured.out == ""  # refused before any game
 
 
 def test_a_decision_with_one_legal_action_is_made_with_a_notice():

@@ -193,7 +193,8 @@ def test_config_errors_come_before_anything_is_written(tmp_path, capsys):
     path.write_text(yaml.safe_dump({"game": "lost_cities", "runs_dir": str(tmp_path / "runs")}))
     for bad, message in [("iterations=0", "iterations must be > 0"), ("ppo.lamda_=1", "did you mean 'ppo.lambda_'"),
                          ("num_env_runners=many", "num_env_runners must be 'auto'"),
-                         ("opponents.mix={heuristc: 1}", "unknown agent"), ("game_options.n_colours=9", "n_colours"),
+                         ("opponents.mix={heuristc: 1}", "unknown agent"), ("opponents.mix={}", "opponents.mix {}"),
+                         ("game_options.n_colours=9", "n_colours"), (f"runs_dir={path}", "is a file, not a folder"),
                          ("ppo.minibatch_size=99999", "minibatch_size must not exceed"),
                          ("network.vf=[64, 0]", "network.vf[1] must be > 0"), ("ppo.lr=.nan", "finite")]:
         assert rllib.main(["--config", str(path), "--set", bad]) == 2

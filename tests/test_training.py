@@ -133,6 +133,12 @@ def test_seat_is_random_or_fixed():
         SingleSeatEnv("five_towers", {"num_players": 3}, seat=3)
 
 
+def test_an_empty_opponent_mix_is_refused_not_taken_for_random():
+    for mix in ({}, {"random": 0, "heuristic": 0}):
+        with pytest.raises(ValueError, match=r"^opponent mix \{.*\} must map agent specs"):
+            SingleSeatEnv("lost_cities", opponents=mix)
+
+
 def test_self_play_opponents_come_from_the_pool():
     env = SingleSeatEnv("lost_cities", opponents={"self": 1}, network=network())
     with pytest.raises(RuntimeError, match="set_pool"):
@@ -222,6 +228,40 @@ def test_config_overrides_and_errors(tmp_path):
                          ("nonsense", "expected key=value")]:
         with pytest.raises(ValueError, match=message):
             load_config(path, [bad])
+
+
+def files_in(folder: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("bad, message", [
+    (["--set", "game_options.n_colours=[5"], "error: --set 'game_options.n_colours=[5': the value is not valid "
+                                             "YAML: expected ',' or ']', but got '<stream end>'"),
+    (["--set", "opponents.mix={}"], "error: bad config: opponents.mix {} must map agent specs"),
+    (["--set", "opponents.mix={random: 0, self: 0}"], "error: bad config: opponents.mix {'random': 0.0, 'self': 0.0}"),
+    (["--set", "runs_dir=FILE"], "error: bad config: runs_dir 'FILE' cannot be made: FILE is a file, not a folder"),
+    (["--set", "runs_dir=FILE/runs"], "error: bad config: runs_dir 'FILE/runs' cannot be made: FILE is a file"),
+    (["--set", "runs_dir=" + "r" * 300], "cannot be made: File name too long"),
+    (["--set", "name=" + "n" * 300], "error: bad config: name must be at most 240 bytes long (got 300)"),
+    (["--set", 'name="a\\0b"'], "error: bad config: name must be a folder name, without '/' or NUL (got 'a\\x00b')"),
+    (["--config", "NOT_UTF8"], "error: NOT_UTF8 is not UTF-8 text (byte 0xe9 at offset 27)"),
+    (["--config", "NOT_YAML"], "error: NOT_YAML is not valid YAML: mapping values are not allowed here (line 1, "
+                               "column 11)"),
+], ids=["yaml", "empty mix", "zero mix", "runs_dir file", "runs_dir below file", "runs_dir too long", "name too long",
+        "name NUL", "utf8", "yaml file"])
+def test_train_refuses_a_bad_config_in_one_line_before_writing_anything(tmp_path, capsys, bad, message):
+    args = tiny_config(tmp_path, "lost_cities")
+    files = {"FILE": tmp_path / "file", "NOT_UTF8": tmp_path / "latin1.yaml", "NOT_YAML": tmp_path / "bad.yaml"}
+    files["FILE"].write_text("not a folder")
+    files["NOT_UTF8"].write_bytes("game: lost_cities\nname: café\n".encode("latin-1"))
+    files["NOT_YAML"].write_text("game: lost: cities\n")
+    for key, path in files.items():
+        bad, message = [a.replace(key, str(path)) for a in bad], message.replace(key, str(path))
+    before = files_in(tmp_path)
+    assert train.main([*args, *bad]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    assert files_in(tmp_path) == before
 
 
 @pytest.mark.parametrize("path", sorted(p for p in (Path(__file__).parent.parent / "configs").glob("*.yaml")
@@ -329,6 +369,33 @@ def test_an_interrupted_run_checkpoints_its_last_boundary_and_resumes(tmp_path, 
     assert train.main(["--resume", str(run)]) == 0
     assert latest_checkpoint(run).name == "step_000000000256.json"
     assert "Training completed" in (run / "report.md").read_text()
+
+
+def test_resume_skips_a_damaged_checkpoint_and_changes_nothing_when_none_reads_back(tmp_path, capsys):
+    assert train.main(tiny_config(tmp_path, "lost_cities", vec_env="dummy")) == 0
+    run = tmp_path / "runs" / "lost_cities"
+    older, newer = (run / "checkpoints" / f"step_000000000{step}.json" for step in (128, 256))
+    good = older.read_bytes()
+    newer.write_bytes(b"\xff not JSON")
+    older.write_text("{}")
+    capsys.readouterr()
+    before = files_in(run)
+    assert train.main(["--resume", str(run), "--set", "total_timesteps=512"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"error: nothing to resume: none of the 2 checkpoints of {run} reads back; the newest: checkpoint "
+                   f"{newer} is incomplete or damaged (UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in "
+                   "position 0: invalid start byte)\n")
+    assert files_in(run) == before  # config.yaml still says total_timesteps: 256
+
+    # The newest damaged (a value of the wrong type), the older one whole: training goes on from the older one.
+    older.write_bytes(good)
+    doc = json.loads(good)
+    newer.write_text(json.dumps({**doc, "trainer": {**doc["trainer"], "last": 5}}))
+    assert train.main(["--resume", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"checkpoint {newer} is incomplete or damaged (TypeError: trainer.last must be a JSON "
+                          "object, got 5): skipped, resuming from step 128\n")
+    assert json.loads(newer.read_text())["trainer"]["finished"]  # the run trained to 256 again, and finished
 
 
 def test_max_minutes_stops_at_a_boundary_and_still_reports(tmp_path, capsys):

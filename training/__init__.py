@@ -10,6 +10,7 @@ This folder is the package ``tabletop_rl.training``; its commands run as ``pytho
 * :mod:`tabletop_rl.training.warm_start` — imitation of a teacher before PPO.
 * :mod:`tabletop_rl.training.checkpoint` — checkpoints without pickle; torch weights to numpy and back.
 * :mod:`tabletop_rl.training.files` — atomic writes and a fresh folder for every run.
+* :mod:`tabletop_rl.training.cli` — what the commands' command lines share: one-line errors, seeds, counts, ``--set``.
 * :mod:`tabletop_rl.training.config`, :mod:`tabletop_rl.training.train`, :mod:`tabletop_rl.training.report` —
   ``python -m tabletop_rl.training.train``.
 * :mod:`tabletop_rl.training.evaluate`, :mod:`tabletop_rl.training.play` — tournaments and play in the terminal.

@@ -11,6 +11,7 @@ import dataclasses
 import difflib
 import math
 import os
+import stat
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -20,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from .opponents import check_weights
 from .policy import MAX_POOL
 
 
@@ -128,20 +130,18 @@ RESUMABLE_KEYS = {"total_timesteps", "max_minutes", "n_envs", "vec_env", "torch_
                   "keep_checkpoints", "progress_bar", "runs_dir", "eval"}
 
 
-def load_config(path: str | Path | None, overrides: Sequence[str] = (), base: dict | None = None,
-                schema: type[Run] = Config, check: Callable[[Any], None] | None = None) -> Any:
-    """Read ``path`` (or start from ``base``), apply ``key=value`` overrides, validate everything.
+def load_config(path: str | Path | None, overrides: Sequence[str] = (), schema: type[Run] = Config,
+                check: Callable[[Any], None] | None = None) -> Any:
+    """Read ``path`` (if any), apply ``key=value`` overrides, validate everything.
 
     ``schema`` is the config's dataclass (``Config``, or ``tabletop_rl.training.rllib``'s) and ``check`` its range
     checks (default: those of ``Config``).
     """
-    raw: dict[str, Any] = dict(base or {})
+    raw: dict[str, Any] = {}
     if path is not None:
-        with open(path) as f:
-            loaded = yaml.safe_load(f) or {}
-        if not isinstance(loaded, dict):
+        raw = read_yaml(path) or {}
+        if not isinstance(raw, dict):
             raise ValueError(f"{path}: a config must be a YAML mapping of keys to values")
-        raw = loaded
         raw.setdefault("name", Path(path).stem)
     for item in overrides:
         apply_override(raw, item)
@@ -154,11 +154,38 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), base: di
     return config
 
 
+def read_yaml(path: str | Path) -> Any:
+    """A YAML file's content; a file that is not UTF-8 or not YAML is a ``ValueError`` in one line naming it."""
+    data = Path(path).read_bytes()
+    try:
+        return yaml.safe_load(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} is not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start})"
+                         ) from None
+    except yaml.YAMLError as error:
+        raise ValueError(f"{path} is not valid YAML: {yaml_problem(error)}") from None
+
+
+def yaml_problem(error: yaml.YAMLError) -> str:
+    """What PyYAML found wrong, in one line (its own message quotes the text over several)."""
+    if isinstance(error, yaml.MarkedYAMLError) and error.problem_mark is not None:
+        mark = error.problem_mark
+        context = f" {error.context}" if error.context else ""
+        return f"{error.problem}{context} (line {mark.line + 1}, column {mark.column + 1})"
+    return " ".join(str(error).split())
+
+
 def apply_override(raw: dict[str, Any], item: str) -> None:
-    """``a.b=value``: the value is parsed as YAML (``1e-4``, ``[64, 64]``, ``{random: 1}``, ``null``)."""
+    """``a.b=value``: the value is parsed as YAML (``1e-4``, ``[64, 64]``, ``{random: 1}``, ``null``).
+
+    Every command reads its ``--set`` here: a malformed one is a ``ValueError`` in one line naming it."""
     key, sep, text = item.partition("=")
     if not sep or not key.strip():
-        raise ValueError(f"--set {item!r}: expected key=value, e.g. --set ppo.learning_rate=1e-4")
+        raise ValueError(f"--set {item!r}: expected key=value (the value read as YAML)")
+    try:
+        value = yaml.safe_load(text) if text.strip() else ""
+    except yaml.YAMLError as error:
+        raise ValueError(f"--set {item!r}: the value is not valid YAML: {yaml_problem(error)}") from None
     *parents, leaf = key.strip().split(".")
     node = raw
     for part in parents:
@@ -166,7 +193,7 @@ def apply_override(raw: dict[str, Any], item: str) -> None:
         if not isinstance(child, dict):
             raise ValueError(f"--set {item!r}: {part!r} is not a section")
         node = child
-    node[leaf] = yaml.safe_load(text) if text.strip() else ""
+    node[leaf] = value
 
 
 def _build(cls: type, raw: Any, prefix: str) -> Any:
@@ -270,6 +297,10 @@ def _check_values(c: Config) -> None:
     problems += network_problems(c.network)
     if c.opponents.pool_size > MAX_POOL:  # a checkpoint holds the pool: its reader refuses more
         problems.append(f"opponents.pool_size must be <= {MAX_POOL} (got {c.opponents.pool_size})")
+    try:
+        check_weights(c.opponents.mix, "opponents.mix")  # an empty or all-zero mix: trained against nobody
+    except ValueError as error:
+        problems.append(str(error))
     non_negative = {"eval.every": c.eval.every, "ppo.ent_coef": c.ppo.ent_coef, "ppo.vf_coef": c.ppo.vf_coef,
                     "margin_reward": c.margin_reward}
     problems += [f"{k} must be >= 0 (got {v})" for k, v in non_negative.items() if v < 0]
@@ -305,13 +336,38 @@ def network_problems(n: Network) -> list[str]:
 
 
 def run_problems(c: Run) -> list[str]:
-    """What every training config must satisfy: finite numbers, a 32-bit seed, a usable folder name."""
+    """What every training config must satisfy: finite numbers, a 32-bit seed, a run folder that can be made."""
     problems = [f"{key} must be a finite number (got {value})" for key, value in _numbers_in(dataclasses.asdict(c))
                 if not math.isfinite(value)]
     if not 0 <= c.seed < 2**32:
         problems.append(f"seed must be in 0 .. 2**32 - 1 (got {c.seed})")
-    if not c.name or "/" in c.name or c.name in (".", ".."):
-        problems.append(f"name must be a folder name without '/' (got {c.name!r})")
+    return problems + _folder_problems(c)
+
+
+MAX_NAME_BYTES = 240  # a folder name may have 255 bytes: room for the "-2", "-3", … of a taken one (files.new_folder)
+
+
+def _folder_problems(c: Run) -> list[str]:
+    """``runs_dir/name`` can be made: a name that is one folder name, and no file where a folder must be."""
+    problems = []
+    if not c.name or "/" in c.name or "\0" in c.name or c.name in (".", ".."):
+        problems.append(f"name must be a folder name, without '/' or NUL (got {c.name!r})")
+    elif len(c.name.encode()) > MAX_NAME_BYTES:
+        problems.append(f"name must be at most {MAX_NAME_BYTES} bytes long (got {len(c.name.encode())})")
+    if "\0" in c.runs_dir:
+        return [*problems, f"runs_dir must not contain a NUL byte (got {c.runs_dir!r})"]
+    runs_dir = Path(c.runs_dir)
+    for folder in (runs_dir, *runs_dir.parents):  # the nearest one that exists must be a folder
+        try:
+            mode = folder.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):  # missing, or below a file: look further up
+            continue
+        except OSError as error:  # a name too long, no permission, …
+            problems.append(f"runs_dir {c.runs_dir!r} cannot be made: {error.strerror}")
+        else:
+            if not stat.S_ISDIR(mode):
+                problems.append(f"runs_dir {c.runs_dir!r} cannot be made: {folder} is a file, not a folder")
+        break
     return problems
 
 

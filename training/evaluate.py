@@ -49,7 +49,6 @@ Outputs (``Results.write``): ``report.md``, ``crosstable.csv``, ``agents.csv``, 
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import math
@@ -69,8 +68,8 @@ import numpy as np
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import Agent, SeatView, pass_view
 from tabletop_rl.envs.core.match import first_place_shares, play_game, score_margins
+from tabletop_rl.training import cli
 from tabletop_rl.training.agents import SUFFIX, agent_factory
-from tabletop_rl.training.config import apply_override
 from tabletop_rl.training.files import new_folder
 from tabletop_rl.training.report import Z95
 from tabletop_rl.training.report import wilson as wilson_bounds
@@ -656,38 +655,31 @@ def _worker_job(job: Job) -> tuple[GameRecord, list[DecisionTimes]]:
 
 # --------------------------------------------------------------------------- command line
 def main(argv: Sequence[str] | None = None) -> Results:
-    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.evaluate",
-                                     description=__doc__.split("\n\n")[0])
+    parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.evaluate", description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("agents", nargs="+", metavar="AGENT",
                         help="agent specs: random, heuristic, pretrained, a policy file / run folder, or "
                              "search[:key=value,...]")
-    parser.add_argument("--games", type=int, default=40,
+    parser.add_argument("--games", type=cli.count, default=40,
                         help="games per table, rounded up to a multiple of the player count (default 40)")
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    parser.add_argument("--players", type=int, help="player count (sets the game option num_players)")
+    parser.add_argument("--seed", type=cli.seed, default=0, help="tournament seed (default 0)")
+    parser.add_argument("--players", type=cli.count, help="player count (sets the game option num_players)")
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                         help="game option (value read as YAML), repeatable, e.g. --set rounds=3")
     parser.add_argument("--out", type=Path, help="output folder (default runs/eval/<game>); if it holds files "
                                                  "already, <out>-2, <out>-3, … is used instead")
-    parser.add_argument("--workers", type=int, default=1,
+    parser.add_argument("--workers", type=cli.count, default=1,
                         help="games played in this many processes at once (default 1); same results as 1")
     parser.add_argument("--one-vs-rest", action="store_true",
                         help="the first agent alone against n-1 copies of each other agent (not a round-robin)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    options: dict[str, Any] = {}
-    if args.players is not None:
-        options["num_players"] = args.players
     try:
-        for item in args.set:
-            apply_override(options, item)
-        results = tournament(args.game, args.agents, options=options, games_per_pairing=args.games,
-                             seed=args.seed, progress=not args.quiet, workers=args.workers,
-                             one_vs_rest=args.one_vs_rest)
+        results = tournament(args.game, args.agents, options=cli.game_options(args.set, args.players),
+                             games_per_pairing=args.games, seed=args.seed, progress=not args.quiet,
+                             workers=args.workers, one_vs_rest=args.one_vs_rest)
     except ValueError as e:  # bad options, unknown agents, files that are not policies: one line, no traceback
-        print(f"{parser.prog}: error: {e}", file=sys.stderr)
-        sys.exit(2)
+        parser.error(str(e))
     paths = results.write(args.out or Path("runs") / "eval" / args.game)
     print(results.to_markdown())
     print(f"written to {paths['markdown'].parent}: " + ", ".join(p.name for p in paths.values()))

@@ -24,7 +24,6 @@ more games if ``--games`` says so) and fits. Game ``g`` is dealt and its agents 
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 from collections.abc import Sequence
@@ -39,6 +38,7 @@ import tabletop_rl
 from tabletop_rl.envs.core.agents import Agent, SeatView, pass_view
 from tabletop_rl.envs.core.match import play_game, score_margins
 
+from . import cli
 from .agents import agent_factory, load_agent, policy_path
 from .evaluate import mean_interval
 from .files import atomic_write, new_folder
@@ -71,9 +71,9 @@ class Settings:
 
     def check(self) -> None:
         """Bad settings fail before any game is played, saying what is allowed."""
-        SearchSettings.parse(self.teacher)  # a bad search option, or a path with a ","
         if "policy=" in self.search:
             raise ValueError("give the network with --policy, not inside --search")
+        SearchSettings.parse(self.teacher)  # a bad search option, or a path with a ","
         problems = [f"{name}={value} (expected at least 1)" for name, value in
                     (("games", self.games), ("epochs", self.epochs), ("batch_size", self.batch_size)) if value < 1]
         if not (np.isfinite(self.learning_rate) and self.learning_rate > 0):
@@ -253,22 +253,22 @@ def keep_previous(out: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> Path:
     defaults = Settings("", {}, "", "", "", 1000)
-    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.expert_iteration",
-                                     description="One round of expert iteration: record the search agent's "
-                                                 "moves, fit its network to them (docs/search.md).")
+    parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.expert_iteration",
+                                description="One round of expert iteration: record the search agent's moves, fit "
+                                            "its network to them (docs/search.md).")
     parser.add_argument("game", nargs="?", choices=tabletop_rl.envs.list_games(), help="game (not with --resume)")
     parser.add_argument("--resume", metavar="OUT", help="continue the run in this folder: record the games still "
                                                         "missing, then fit again (the earlier policy is kept)")
-    parser.add_argument("--games", type=int, help=f"games to record (default {defaults.games})")
-    parser.add_argument("--workers", type=int, default=1, help="processes playing games at once (default 1)")
+    parser.add_argument("--games", type=cli.count, help=f"games to record (default {defaults.games})")
+    parser.add_argument("--workers", type=cli.count, default=1, help="processes playing games at once (default 1)")
     parser.add_argument("--policy", default="pretrained", help="network to search with and fit (default pretrained)")
     parser.add_argument("--search", default="", metavar="K=V,…", help="further search options, e.g. worlds=64")
     parser.add_argument("--opponent", default="heuristic", help="agent spec of the other seats (default heuristic)")
-    parser.add_argument("--seed", type=int, default=defaults.seed)
-    parser.add_argument("--epochs", type=int, help=f"passes over the decisions (default {defaults.epochs})")
+    parser.add_argument("--seed", type=cli.seed, default=defaults.seed)
+    parser.add_argument("--epochs", type=cli.count, help=f"passes over the decisions (default {defaults.epochs})")
     parser.add_argument("--learning-rate", type=float, help=f"Adam's (default {defaults.learning_rate})")
-    parser.add_argument("--batch-size", type=int, help=f"decisions per step (default {defaults.batch_size})")
-    parser.add_argument("--players", type=int, help="player count (sets the game option num_players)")
+    parser.add_argument("--batch-size", type=cli.count, help=f"decisions per step (default {defaults.batch_size})")
+    parser.add_argument("--players", type=cli.count, help="player count (sets the game option num_players)")
     parser.add_argument("--out", help="output folder (default runs/expert_iteration/<game>; if it holds files "
                                       "already, <out>-2, <out>-3, … is used instead)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -284,9 +284,8 @@ def main(argv: Sequence[str] | None = None) -> Path:
     elif not args.game:
         parser.error("give a game, or --resume OUT")
     else:
-        options = {} if args.players is None else {"num_players": args.players}
-        settings = replace(defaults, game=args.game, options=options, policy=args.policy, search=args.search,
-                           opponent=args.opponent, seed=args.seed, **given)
+        settings = replace(defaults, game=args.game, options=cli.game_options([], args.players), policy=args.policy,
+                           search=args.search, opponent=args.opponent, seed=args.seed, **given)
     try:  # bad options, files and specs fail before any folder is made or game played
         game = tabletop_rl.make(settings.game, **settings.options).unwrapped.game
         settings = replace(settings, policy=str(policy_path(settings.policy, game)))

@@ -41,12 +41,12 @@ class SnapshotPool:
         del self.snapshots[:-self.size]
 
 
-def check_weights(weights: Mapping[str, float]) -> dict[str, float]:
-    """Non-negative weights with a positive total, normalised to probabilities."""
+def check_weights(weights: Mapping[str, float], name: str = "opponent mix") -> dict[str, float]:
+    """Non-negative weights with a positive total, normalised to probabilities; ``name`` for the message."""
     bad = {k: w for k, w in weights.items() if not isinstance(w, int | float) or w < 0}
     total = sum(w for w in weights.values() if isinstance(w, int | float))
     if not weights or bad or total <= 0:
-        raise ValueError(f"opponent mix {dict(weights)} must map agent specs ('random', 'heuristic', "
+        raise ValueError(f"{name} {dict(weights)} must map agent specs ('random', 'heuristic', "
                          f"'{SELF}', 'pretrained' or a checkpoint path) to weights >= 0 with a positive sum")
     return {k: w / total for k, w in weights.items() if w > 0}
 

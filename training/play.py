@@ -28,8 +28,8 @@ import numpy as np
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import Agent, SeatView, pass_view
 from tabletop_rl.envs.core.match import play_game
+from tabletop_rl.training import cli
 from tabletop_rl.training.agents import load_agent
-from tabletop_rl.training.config import apply_override
 
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("?", "h", "help")
@@ -105,8 +105,8 @@ class HumanAgent:
         """The legal action meant by ``text`` (a list number, a name or a unique beginning of one)."""
         if not text:
             raise ValueError("Type the number of an action or its text ('?' lists them, 'q' quits).")
-        if text.lstrip("+-").isdigit():
-            k = int(text)
+        k = cli.integer(text)
+        if k is not None:
             if 1 <= k <= len(legal):
                 return legal[k - 1]
             raise ValueError(f"There is no action {k}: type a number from 1 to {len(legal)} "
@@ -122,7 +122,8 @@ class HumanAgent:
         try:
             self.env.game_state.string_to_action(text)
         except ValueError:
-            raise ValueError(f"There is no action called {text!r} ('?' lists the legal ones).") from None
+            raise ValueError(f"There is no action called {text!r}: type a number from 1 to {len(legal)} or an "
+                             "action's text ('?' lists them, 'q' quits).") from None
         raise ValueError(f"{text!r} is not legal now ('?' lists the legal actions).")
 
     @staticmethod
@@ -210,30 +211,27 @@ def play(game_name: str, opponents: Sequence[str], *, seat: int | str = "random"
 def _seat(text: str) -> int | str:
     if text == "random":
         return text
-    if text.isdigit():
-        return int(text)
+    seat = cli.integer(text)
+    if seat is not None and seat >= 0:
+        return seat
     raise argparse.ArgumentTypeError(f"expected a seat number or 'random', got {text!r}")
 
 
 def main(argv: Sequence[str] | None = None) -> np.ndarray | None:
-    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.play", description=__doc__.split("\n\n")[0])
+    parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.play", description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("--opponent", nargs="+", default=["heuristic"], metavar="AGENT",
                         help="random, heuristic, pretrained or a policy file / run folder; one for all opponent seats "
                              "or one per opponent seat (default heuristic)")
     parser.add_argument("--seat", type=_seat, default="random", help="your seat: 0, 1, … or random (default)")
-    parser.add_argument("--seed", type=int, help="seed for the deal, the seats and the opponents")
+    parser.add_argument("--seed", type=cli.seed, help="seed for the deal, the seats and the opponents")
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                         help="game option (value read as YAML), repeatable, e.g. --set rounds=3")
     args = parser.parse_args(argv)
-    options: dict[str, Any] = {}
     try:
-        for item in args.set:
-            apply_override(options, item)
-        return play(args.game, args.opponent, seat=args.seat, seed=args.seed, options=options)
+        return play(args.game, args.opponent, seat=args.seat, seed=args.seed, options=cli.game_options(args.set))
     except ValueError as error:  # bad options, unknown agents, files that are not policies: one line
-        print(f"{parser.prog}: error: {error}", file=sys.stderr)
-        sys.exit(2)
+        parser.error(str(error))
     except KeyboardInterrupt:
         print("\nGame abandoned.")
     return None

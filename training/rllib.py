@@ -42,11 +42,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from tabletop_rl import envs
 
 from .agents import SUFFIX, load_agent
+from .cli import ArgumentParser
 from .config import Network, Run, dump, load_config, network_problems, run_problems
 from .files import new_folder
 from .opponents import SELF, check_weights
@@ -135,12 +135,13 @@ def check_config(c: RllibConfig) -> None:
         raise ValueError("bad config: " + "; ".join(problems))
     game = envs.make(c.game, wrapped=False, **c.game_options).game  # unknown game or bad options fail here
     PolicyInfo.for_game(game, asdict(c.network))  # a network too large for a policy file fails now, not at export
-    for spec in fixed_agent_ids(check_weights(c.opponents.mix)):  # a typo fails now, not inside an env runner
+    mix = check_weights(c.opponents.mix, "opponents.mix")
+    for spec in fixed_agent_ids(mix):  # a typo fails now, not inside an env runner
         load_agent(spec, game)
 
 
-def read_config(path: str | Path | None, overrides: list[str], base: dict | None = None) -> RllibConfig:
-    return load_config(path, overrides, base, schema=RllibConfig, check=check_config)
+def read_config(path: str | Path | None, overrides: list[str]) -> RllibConfig:
+    return load_config(path, overrides, schema=RllibConfig, check=check_config)
 
 
 def resume_config(run_dir: Path, overrides: list[str]) -> RllibConfig:
@@ -153,7 +154,7 @@ def resume_config(run_dir: Path, overrides: list[str]) -> RllibConfig:
                          f"{sorted(RESUMABLE_KEYS)} (the rest defines what is being learned)")
     if latest_checkpoint(run_dir) is None:
         raise ValueError(f"nothing to resume: {run_dir / 'checkpoints'} holds no complete checkpoint")
-    return read_config(None, overrides, base=yaml.safe_load(saved.read_text()))
+    return read_config(saved, overrides)
 
 
 # ----------------------------------------------------------------------------- the RLlib algorithm
@@ -331,8 +332,8 @@ def learner_return(result: dict) -> float:
 # ----------------------------------------------------------------------------- command line
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     usage = "\n\n".join(__doc__.split("\n\n")[:2])
-    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.rllib", description=usage,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(prog="python -m tabletop_rl.training.rllib", description=usage,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config, e.g. configs/rllib_lost_cities.yaml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config value, e.g. --set iterations=200 (repeatable)")
@@ -359,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
             config, run_dir = read_config(args.config, args.set), None
         else:
             raise ValueError("give --config configs/rllib_<game>.yaml (or --resume RUN_DIR)")
-    except (ValueError, OSError, yaml.YAMLError) as error:
+    except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     done = checkpoint_iteration(latest_checkpoint(run_dir)) if run_dir else 0

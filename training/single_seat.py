@@ -73,7 +73,8 @@ class SingleSeatEnv(gym.Env):
         first = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(first)["observation"]
         self.action_space = self.aec.action_space(first)
-        self.opponents = OpponentMix(self.game, opponents or {"random": 1.0}, network, snapshot_deterministic)
+        mix = {"random": 1.0} if opponents is None else opponents  # an empty mix is refused, not taken for random
+        self.opponents = OpponentMix(self.game, mix, network, snapshot_deterministic)
         self.seat = 0
         self.learner = first
         self.seated: dict[str, tuple[str, Any]] = {}

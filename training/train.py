@@ -43,7 +43,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 try:
     import torch
@@ -62,14 +61,14 @@ from tabletop_rl.envs.core.match import first_place_shares, play_game, score_mar
 from .agents import load_agent, policy_path
 from .checkpoint import (
     Checkpoint,
-    latest_checkpoint,
     load_weights,
-    read_checkpoint,
+    resume_point,
     rng_state,
     save_checkpoint,
     set_rng_state,
     weights_of,
 )
+from .cli import ArgumentParser
 from .config import RESUMABLE_KEYS, Config, dump, load_config
 from .files import new_folder
 from .opponents import SELF, SnapshotPool
@@ -275,11 +274,10 @@ class Trainer:
         return self.minutes_before + (time.monotonic() - self.started) / 60
 
     # ------------------------------------------------------------------ the whole run
-    def run(self, run_dir: Path) -> dict[str, Any]:
+    def run(self, run_dir: Path, resumed: Checkpoint | None = None) -> dict[str, Any]:
+        """Train in ``run_dir``: from scratch, or on from the checkpoint ``resumed`` (see ``resume_point``)."""
         c = self.config
         self.run_dir = run_dir
-        checkpoint = latest_checkpoint(run_dir)
-        resumed = read_checkpoint(checkpoint) if checkpoint else None
         venv = self.make_vec_env()
         try:
             model = self.new_model(venv)
@@ -411,28 +409,25 @@ def resolve_config(args: argparse.Namespace) -> tuple[Config, Path | None]:
     if changed - RESUMABLE_KEYS:
         raise ValueError(f"--resume cannot change {sorted(changed - RESUMABLE_KEYS)}; only "
                          f"{sorted(RESUMABLE_KEYS)} (the rest defines what is being learned)")
-    config = load_config(None, args.set, base=yaml.safe_load(saved.read_text()))
+    config = load_config(saved, args.set)
     config.name, config.runs_dir = run_dir.name, str(run_dir.parent)  # the folder may have been moved
     return config, run_dir
 
 
-def finished_message(config: Config, run_dir: Path) -> str | None:
-    """What to say instead of resuming a run that already reached its ``total_timesteps``."""
-    path = latest_checkpoint(run_dir)
-    if path is None:
+def finished_message(config: Config, run_dir: Path, checkpoint: Checkpoint) -> str | None:
+    """What to say instead of resuming (from ``checkpoint``) a run that already reached its ``total_timesteps``."""
+    step = checkpoint.step
+    if not (checkpoint.trainer["finished"] and step >= config.total_timesteps):
         return None
-    doc = json.loads(path.read_text())
-    if not (doc.get("trainer", {}).get("finished") and doc["step"] >= config.total_timesteps):
-        return None
-    return (f"{run_dir} is finished: {doc['step']:,} steps of total_timesteps={config.total_timesteps:,}, "
+    return (f"{run_dir} is finished: {step:,} steps of total_timesteps={config.total_timesteps:,}, "
             f"evaluated, policy in {run_dir / 'policy.safetensors'}. To train it further, raise the total: "
-            f"python -m tabletop_rl.training.train --resume {run_dir} --set total_timesteps={2 * doc['step']}")
+            f"python -m tabletop_rl.training.train --resume {run_dir} --set total_timesteps={2 * step}")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     usage = "\n\n".join(__doc__.split("\n\n")[:2])
-    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.training.train", description=usage,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(prog="python -m tabletop_rl.training.train", description=usage,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config, e.g. configs/lost_cities.yaml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config value, e.g. --set ppo.learning_rate=1e-4 (repeatable)")
@@ -445,11 +440,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         config, run_dir = resolve_config(args)
-        if run_dir is not None and (message := finished_message(config, run_dir)):
-            print(message)
-            return 0
+        resumed = None
+        if run_dir is not None:  # the newest checkpoint that reads back, before anything is changed
+            resumed, skipped = resume_point(run_dir)
+            for reason in skipped:
+                print(f"{reason}: skipped, resuming from step {resumed.step:,}")
+            if resumed is not None and (message := finished_message(config, run_dir, resumed)):
+                print(message)
+                return 0
         trainer = Trainer(config, fresh=run_dir is None)  # everything that can fail, before any file exists
-    except (ValueError, OSError, yaml.YAMLError) as error:
+    except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if run_dir is None:
@@ -458,7 +458,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{config.run_dir} holds an earlier run (left as it is): this run goes to {run_dir}")
         config.name, config.runs_dir = run_dir.name, str(run_dir.parent)
     dump(config, run_dir / "config.yaml")  # on --resume: with the changed total_timesteps, max_minutes, …
-    result = trainer.run(run_dir)
+    result = trainer.run(run_dir, resumed)
     print(f"\n{config.name}: {result['status']} {result['num_timesteps']:,} steps in "
           f"{result['minutes']:.1f} min ({result['steps_per_second']:.0f} PPO steps/s).")
     for record in result["final"]:
