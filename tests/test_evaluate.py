@@ -42,7 +42,7 @@ class Game(BaseGame):
 
     name = "tiny_bid"
     title = "Tiny Bid"
-    option_schema = (opt.integer("num_players", 3, 2), opt.integer("rounds", 1, 1))
+    option_schema = (opt.integer("num_players", 3, 2, 8), opt.integer("rounds", 1, 1, 100))
 
     def _setup(self) -> None:
         self.num_players = self.options["num_players"]
