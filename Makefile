@@ -36,7 +36,7 @@ bench: setup
 lint: setup
 	$(PY) -m ruff check envs training tests benchmarks examples tabletop_rl
 
-## Removes the virtual environment and caches; never runs/ (your trained agents and reports).
+## Removes both virtual environments (.venv, .venv-rllib) and the caches; never runs/ (your trained agents and reports).
 clean:
 	rm -rf $(VENV) $(VENV_RLLIB) .pytest_cache .ruff_cache
 

@@ -28,6 +28,7 @@ from tabletop_rl.training.agents import load_agent
 from tabletop_rl.training.rllib import export_learner, read_config
 from tabletop_rl.training.rllib_env import TabletopMultiAgentEnv
 from tabletop_rl.training.rllib_modules import MaskedActorCritic
+from tabletop_rl.training.shell import command
 
 
 def main(iterations: int = 2, out: Path = Path("runs/rllib_quickstart")) -> float:
@@ -66,8 +67,9 @@ def main(iterations: int = 2, out: Path = Path("runs/rllib_quickstart")) -> floa
     env = tabletop_rl.make(run.game, wrapped=False)
     me, bot = load_agent(str(out / "policy.safetensors"), env.game), load_agent("heuristic", env.game, seed=0)
     wins = [play_game(env, [me, bot] if g % 2 == 0 else [bot, me], seed=g // 2)[0][g % 2] > 0 for g in range(20)]
-    print(f"{out / 'policy.safetensors'}: won {np.mean(wins):.0%} of 20 games against the heuristic "
-          f"(try: python -m tabletop_rl.training.evaluate {run.game} {out / 'policy.safetensors'} heuristic random)")
+    policy = out / "policy.safetensors"
+    print(f"{policy}: won {np.mean(wins):.0%} of 20 games against the heuristic "
+          f"(try: {command('tabletop_rl.training.evaluate', run.game, policy, 'heuristic', 'random')})")
     return float(np.mean(wins))
 
 

@@ -112,9 +112,10 @@ def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant
 
     Every ``deep_every`` decisions: ``clone()`` and ``State.from_json(to_json())`` are equal to the
     state, play the same ``horizon`` actions to the same result as the original, and mutating the clone
-    leaves the original alone; returned arrays are fresh copies; action strings round-trip; and no
-    information leaks: for each seat p, ``sample_hidden(p, rng)`` gives the same ``observation(p)``,
-    ``render_text(p)``, player to act and (for the player to act) legal actions; and resampling that
+    leaves the original alone; returned arrays are fresh copies; action strings round-trip; every legal action
+    has a description for every viewer (``describe_action``) that tells apart no two moves the viewer's
+    observation cannot; and no information leaks: for each seat p, ``sample_hidden(p, rng)`` gives the same
+    ``observation(p)``, ``render_text(p)``, player to act and (for the player to act) legal actions; and resampling that
     sample with a given generator gives exactly what resampling the true state gives (``sample_hidden``
     depends on p's information only).
 
@@ -137,6 +138,7 @@ def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant
             if not script and deep_every and stats.decisions % deep_every == 0:
                 _check_no_leak(state, rng, invariant, stats)
                 _check_fresh_copies(state)
+                _check_descriptions(state)
                 script, expected = _play_copies(state, rng, horizon)
                 stats.deep_checks += 1
             action = script.pop(0) if script else random_action(state, rng)
@@ -283,6 +285,28 @@ def _check_fresh_copies(state: State) -> None:
     assert len(set(names)) == len(names), f"two legal actions share a name: {names}"
     for a, name in zip(state.legal_actions(), names, strict=True):
         assert state.string_to_action(name) == a, f"string_to_action({name!r}) is not {a}"
+
+
+def _check_descriptions(state: State) -> None:
+    """Every legal action has a description for every viewer, and a seat's description of another seat's move
+    tells apart no two moves that the seat cannot: moves to different positions (global states) that it
+    observes alike (it would show hidden cards)."""
+    afters = []
+    for a in state.legal_actions():
+        after = state.clone()
+        after.apply_action(a)
+        afters.append((a, after))
+    for viewer in (None, *range(state.num_players)):
+        said: dict[bytes, tuple[int, str, State]] = {}
+        for a, after in afters:
+            text = state.describe_action(a, viewer)
+            assert isinstance(text, str) and text, f"describe_action({a}, {viewer}) is {text!r}"
+            if viewer in (None, state.current_player):
+                continue
+            b, earlier, other = said.setdefault(after.observation(viewer).tobytes(), (a, text, after))
+            assert earlier == text or np.array_equal(after.global_state(), other.global_state()), \
+                f"information leak: player {viewer} cannot tell actions {b} and {a} apart, described as " \
+                f"{earlier!r} and {text!r}"
 
 
 # ===================================================================== complete observations

@@ -10,6 +10,7 @@ import pytest
 
 from tabletop_rl import envs
 from tabletop_rl.envs.core.options import markdown_table
+from tabletop_rl.training.evaluate import tables
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
 from update_tables import render  # noqa: E402
@@ -38,6 +39,18 @@ def test_readme_commands_exist_in_makefile_and_ci():
     assert "make train" in readme and "make test" in readme
     assert re.search(r"^train:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_readme_says_what_make_clean_removes_and_how_many_games_evaluate_plays():
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    makefile = (ROOT / "Makefile").read_text()
+    folders = dict(re.findall(r"^(\w+) \?= (\S+)$", makefile, re.M))
+    recipe = re.search(r"^clean:\n\trm -rf (.*)$", makefile, re.M).group(1)
+    venvs = [folders[word[2:-1]] for word in recipe.split() if word.startswith("$(")]  # the rest are caches
+    said = re.search(r"`make clean` removes (.*?) and the caches, never `runs/`", readme).group(1)
+    assert len(venvs) == 2 and said == ", ".join(f"`{venv}/`" for venv in venvs)  # .venv and .venv-rllib
+    assert f"`--games 40` plays {40 * len(tables(3, 4))} games" in readme  # 3 agents at 4 players
+    assert f"({len(tables(3, 2))} tables for 3 agents)" in readme
 
 
 @pytest.mark.parametrize("name", envs.list_games())

@@ -86,6 +86,9 @@ class State(BaseState):
     def render_text(self, viewer: int | None = None) -> str:
         return f"totals {self.totals}"
 
+    def text_legend(self) -> str:
+        return "totals: each seat's points so far"
+
     def render_rgb(self) -> np.ndarray:
         return np.zeros((1, 1, 3), np.uint8)
 

@@ -77,3 +77,10 @@ def test_the_picture_has_a_legend_naming_every_colour(n_colours):
     assert "PURPLE" in texts if n_colours == 6 else "PURPLE" not in texts
     assert any("WAGER" in t for t in texts) and any("CARD VALUE" in t for t in texts)
     assert legend.shape[0] > 4 * 12  # several rows of entries, nothing clipped away
+
+
+def test_a_draw_from_a_discard_pile_is_described_with_the_card_it_takes():
+    state = build(piles={BLUE: cards(BLUE, "3 4")}, step="draw")
+    deck = 2 * state.game.num_kinds
+    assert state.describe_action(deck + 1 + BLUE, viewer=1) == "draw blue 4 from the blue discard pile"
+    assert state.describe_action(deck, viewer=1) == "draw deck"

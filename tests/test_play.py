@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from tabletop_rl import envs
 from tabletop_rl.envs.lost_cities import State as LostCitiesState
 from tabletop_rl.training.play import main, outcome, play
 
@@ -155,7 +156,9 @@ def test_a_decision_with_one_legal_action_is_made_with_a_notice():
     play("five_towers", ["random"], seat=0, seed=3, input_stream=answers, output_stream=out)
     text = out.getvalue()
     forced = re.findall(r"^you: (.*) \(your only legal action\)$", text, re.MULTILINE)
-    assert forced[:7] == ["tear down none", *(f"take slot {s}" for s in range(5)), "place slot 4"]
+    display = ["sand 4", "tree 3", "sand 9", "tree 10", "scary 8"]
+    assert forced[:7] == ["tear down nothing", *(f"take {card} from the display (slot {s})"
+                                                 for s, card in enumerate(display)), "place scary 8 on the scary tower"]
     assert answers.prompts == 3 and text.count("your move (") == 3  # bid, one real placement choice, quit
 
 
@@ -186,3 +189,34 @@ def test_the_table_is_printed_again_only_where_it_changed():
         out.truncate()
         human.show(shown)
         assert out.getvalue() == expected
+
+
+@pytest.mark.parametrize("game, symbols", [
+    ("lost_cities", ["W = a wager", "? = a card you have not seen", "(new) = the card just drawn", "forbidden"]),
+    ("five_towers", ["H: the high bid", "k: cards in the display", "blocked =", "rubble:", "(taken) / (placed)"]),
+    ("palazzo", ["b1.3 = brick", "X3:", "pickers:", "c* =", "T = the value", "V =", "MB:", "BestPay =", "A3 ="]),
+    ("torres", ["(r,c)", "K = the king", "R B G Y", "AP:", "turn's stack:", ". = ground", "fresh:"]),
+])
+def test_a_question_mark_explains_the_table_and_lists_the_actions(game, symbols):
+    """Each game's key to its text table (State.text_legend, kept beside the renderer), then the actions."""
+    answers, out = Answers("?", "q"), io.StringIO()
+    play(game, ["random"], seat=0, seed=1, input_stream=answers, output_stream=out)
+    text = out.getvalue()
+    legend = envs.make(game, wrapped=False).game.new_initial_state(0).text_legend()
+    assert "'?' explains the table and lists the actions" in text
+    assert f"> ?\nwhat the table shows:\n{legend}\nyour legal actions:\n" in text
+    for symbol in symbols:
+        assert symbol in legend, symbol
+
+
+def test_the_opponents_moves_name_what_they_take_and_where_it_goes():
+    """Five Towers: the bid winner's takes and placements name the cards (the display changes every round)."""
+    answers, out = Answers("pass", "q"), io.StringIO()
+    play("five_towers", ["heuristic"], seat=0, seed=3, input_stream=answers, output_stream=out)
+    moves = re.findall(r"^player 1 \(heuristic\): (.*)$", out.getvalue(), re.MULTILINE)
+    assert moves[:10] == ["bid 4", "tear down nothing", "take sand 4 from the display (slot 0)",
+                          "take sand 9 from the display (slot 2)", "take tree 10 from the display (slot 3)",
+                          "take scary 8 from the display (slot 4)", "place scary 8 on the scary tower",
+                          "place tree 10 on the tree tower", "place sand 4 on the sand tower",
+                          "place sand 9 on the sand tower"]
+    assert not any(re.match(r"(take|place) slot", move) for move in moves)  # the action names, said alone

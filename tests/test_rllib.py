@@ -28,6 +28,7 @@ from tabletop_rl.training.agents import load_agent  # noqa: E402
 from tabletop_rl.training.policy import load_policy, read_policy_info  # noqa: E402
 from tabletop_rl.training.rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id  # noqa: E402
 from tabletop_rl.training.rllib_modules import AgentModule, MaskedActorCritic  # noqa: E402
+from tabletop_rl.training.shell import interpreter  # noqa: E402
 from tabletop_rl.training.train import limit_torch_threads  # noqa: E402
 
 limit_torch_threads()
@@ -251,7 +252,8 @@ def test_train_two_iterations_checkpoint_resume_export_evaluate(tmp_path, local_
     assert rllib.main(["--config", str(path)]) == 0
     run = tmp_path / "runs" / "tiny"
     printed = capsys.readouterr().out
-    assert f"python -m tabletop_rl.training.evaluate five_towers {run} heuristic random --set num_players=3" in printed
+    assert f"{interpreter()} -m tabletop_rl.training.evaluate five_towers {run} heuristic random --set num_players=3" \
+        in printed
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["iter_000001", "iter_000002"]
     second = run / "checkpoints" / "iter_000002"
     learner = module_weights(second, LEARNER)

@@ -6,6 +6,7 @@ import pytest
 from tabletop_rl.envs.core.canvas import legend_height
 from tabletop_rl.envs.torres import Game
 from tabletop_rl.envs.torres import render as r
+from tabletop_rl.envs.torres.game import ACQUIRE
 from tests.torres_helpers import build, play
 
 ROWS = ["1K 1 . 2R", ". . . 1", ". 1B . .", ". . . ."]
@@ -64,3 +65,19 @@ def test_picture_has_a_legend_naming_the_seat_colours_and_what_the_numbers_mean(
     texts = " | ".join(text for _, text in key)
     for words in ("KING", "HEIGHT", "= CASTLE", "CASTLE EDGE", "SCORE", "LEVEL", "ACTION POINTS", "BLOCKS LEFT"):
         assert words in texts
+
+
+def test_moves_are_described_in_words_and_the_cards_kept_stay_hidden():
+    """'select (0,2)' says what it does in each decision; the card a player keeps after looking at three is
+    named to that player only (T67)."""
+    state = play(build(ROWS), "move from (0,3)")
+    assert state.describe_action(state.string_to_action("select (0,2)"), viewer=1) == \
+        "move the knight on (0,3) to (0,2)"
+    state = Game(action_deck="personal").new_initial_state(0)
+    while state.phase != "D5 keep card":
+        legal = state.legal_actions()
+        state.apply_action(ACQUIRE if ACQUIRE in legal else legal[0])
+    me = state.current_player
+    for a in state.legal_actions():
+        assert state.describe_action(a, viewer=me) == state.action_to_string(a)  # e.g. "keep ap 7"
+        assert state.describe_action(a, viewer=1 - me) == "keep one of the cards looked at"

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import shutil
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +26,8 @@ from tabletop_rl.training.agents import load_agent
 from tabletop_rl.training.checkpoint import latest_checkpoint
 from tabletop_rl.training.config import load_config
 from tabletop_rl.training.policy import PolicyAgent, PolicyFileError, PolicyInfo, load_policy
+from tabletop_rl.training.report import next_steps
+from tabletop_rl.training.shell import interpreter
 from tabletop_rl.training.single_seat import SingleSeatEnv
 from tabletop_rl.training.warm_start import imitate, teacher_games
 from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
@@ -215,6 +221,47 @@ def test_pretrained_names_what_is_shipped_when_a_game_has_none(tmp_path, monkeyp
         load_agent("pretrained", envs.make("five_towers", wrapped=False).game)
 
 
+def test_next_commands_name_the_python_that_runs(tmp_path, monkeypatch):
+    """Bare ``python`` only when the PATH finds the running interpreter under that name; else its path, relative
+    to the current folder when inside it. A venv's python links to the system's but is not the same command."""
+    system = tmp_path / "usr" / "bin"
+    venv = tmp_path / "repo" / ".venv" / "bin"
+    for folder in (system, venv, tmp_path / "elsewhere"):
+        folder.mkdir(parents=True)
+    (system / "python").write_text("")
+    (system / "python").chmod(0o755)
+    (venv / "python").symlink_to(system / "python")
+    monkeypatch.setattr(sys, "executable", str(venv / "python"))
+    monkeypatch.setenv("PATH", str(system))
+    monkeypatch.chdir(tmp_path / "repo")
+    assert interpreter() == ".venv/bin/python"
+    play, evaluate, resume, board = (line for _, line in next_steps("lost_cities", Path("runs/my run"),
+                                                                    Path("runs/my run/policy.safetensors"), 8, True))
+    assert play == (".venv/bin/python -m tabletop_rl.training.play lost_cities "
+                    "--opponent 'runs/my run/policy.safetensors'")
+    assert evaluate.startswith(".venv/bin/python -m tabletop_rl.training.evaluate lost_cities 'runs/my run/")
+    assert resume == ".venv/bin/python -m tabletop_rl.training.train --resume 'runs/my run' --set total_timesteps=16"
+    assert board == ".venv/bin/python -m tensorboard.main --logdir 'runs/my run/tb'"
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert interpreter() == str(venv / "python")
+    monkeypatch.setenv("PATH", f"{venv}{os.pathsep}{system}")  # the venv activated
+    assert interpreter() == "python"
+    monkeypatch.setattr(tabletop_rl.training.agents, "PRETRAINED_DIR", tmp_path)  # the hint of a missing policy
+    with pytest.raises(ValueError, match=r"train one with: python -m tabletop_rl.training.train --config "
+                                         r"configs/five_towers.yaml$"):
+        load_agent("pretrained", envs.make("five_towers", wrapped=False).game)
+
+
+def test_next_commands_run_as_printed(tmp_path):
+    """The printed 'play against it' command, split as a shell would and run with no python on the PATH."""
+    line = next_steps("lost_cities", tmp_path, tabletop_rl.training.agents.PRETRAINED_DIR / "lost_cities.safetensors",
+                      8, True)[0][1]
+    done = subprocess.run(shlex.split(line), input="q\n", capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PATH": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert "Lost Cities, 2 players." in done.stdout and "Game abandoned." in done.stdout
+
+
 def test_config_overrides_and_errors(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump({"game": "lost_cities", "ppo": {"learning_rate": 1e-3}}))
@@ -299,14 +346,19 @@ def test_train_checkpoint_resume_evaluate(tmp_path, capsys, players, vec_env):
     assert list((run / "tb").iterdir())
     report = (run / "report.md").read_text()
     assert "| heuristic | 6 |" in report and "Warm start: imitated `heuristic`" in report
-    assert f"python -m tabletop_rl.training.train --resume {run} --set total_timesteps=512" in report
+    assert f"{interpreter()} -m tabletop_rl.training.train --resume {run} --set total_timesteps=512" in report
     printed = capsys.readouterr().out
-    assert f"python -m tabletop_rl.training.play five_towers --opponent {run / 'policy.safetensors'}" in printed
+    policy = run / "policy.safetensors"
+    assert f"{interpreter()} -m tabletop_rl.training.play five_towers --opponent {policy}" in printed
 
     # A finished run is not trained or evaluated again: --resume says so and how to extend it.
     history = (run / "eval_history.json").read_text()
     assert train.main(["--resume", str(run)]) == 0
-    assert "is finished" in capsys.readouterr().out and (run / "eval_history.json").read_text() == history
+    assert capsys.readouterr().out.strip().endswith(
+        f"is finished: 256 steps of total_timesteps=256, evaluated, policy in {run / 'policy.safetensors'}. To train "
+        f"it further, raise the total: {interpreter()} -m tabletop_rl.training.train --resume {run} "
+        "--set total_timesteps=512")
+    assert (run / "eval_history.json").read_text() == history
     # Raising total_timesteps extends it (a resumable key; so is vec_env: a worker start costs seconds).
     assert train.main(["--resume", str(run), "--set", "total_timesteps=384", "--set", "vec_env=dummy"]) == 0
     state = json.loads((run / "checkpoints" / "step_000000000384.json").read_text())
@@ -407,7 +459,7 @@ def test_max_minutes_stops_at_a_boundary_and_still_reports(tmp_path, capsys):
     report = (run / "report.md").read_text()
     assert "Stopped by max_minutes" in report and "| random | 6 |" in report
     # not yet at total_timesteps
-    assert f"- continue it: `python -m tabletop_rl.training.train --resume {run}`" in report
+    assert f"- continue it: `{interpreter()} -m tabletop_rl.training.train --resume {run}`" in report
 
     # Runs never lose work: the same config again gets a folder of its own, and a bad value fails
     # before any folder is made.

@@ -28,9 +28,15 @@ from tabletop_rl.envs.core.agents import Agent, builtin_agent
 from tabletop_rl.envs.core.game import Game
 
 from .policy import PolicyAgent, PolicyFileError, load_policy
+from .shell import command
 
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
 SUFFIX = ".safetensors"
+
+
+def train_command(game: Game) -> str:
+    """How to train a policy of one's own for ``game`` (said where a pretrained one is missing)."""
+    return command("tabletop_rl.training.train", "--config", f"configs/{game.name}.yaml")
 
 
 def resolve_checkpoint(spec: str | Path) -> Path:
@@ -54,7 +60,7 @@ def policy_path(spec: str | Path, game: Game) -> Path:
             shipped = sorted(p.stem for p in PRETRAINED_DIR.glob(f"*{SUFFIX}"))
             raise ValueError(f"no pretrained policy is shipped for {game.name} "
                              f"(shipped: {shipped or 'none'}); "
-                             f"train one with: python -m tabletop_rl.training.train --config configs/{game.name}.yaml")
+                             f"train one with: {train_command(game)}")
         return path
     path = Path(spec)
     if not path.exists():
@@ -78,8 +84,7 @@ def agent_factory(spec: str, game: Game, deterministic: bool = True) -> Callable
     except PolicyFileError as error:
         if spec != "pretrained":
             raise
-        raise PolicyFileError(f"{error}; train one with: python -m tabletop_rl.training.train --config "
-                              f"configs/{game.name}.yaml") from None
+        raise PolicyFileError(f"{error}; train one with: {train_command(game)}") from None
     return lambda seed: PolicyAgent(policy, deterministic=deterministic, seed=seed)
 
 

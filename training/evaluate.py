@@ -661,7 +661,9 @@ def main(argv: Sequence[str] | None = None) -> Results:
                         help="agent specs: random, heuristic, pretrained, a policy file / run folder, or "
                              "search[:key=value,...]")
     parser.add_argument("--games", type=cli.count, default=40,
-                        help="games per table, rounded up to a multiple of the player count (default 40)")
+                        help="games at each table (each set of agents that meets), rounded up to a multiple "
+                             "of the player count (default 40); the total is this times the tables: 3 for 3 "
+                             "agents at 2 players, 12 for 3 agents at 4 (40 → 480 games)")
     parser.add_argument("--seed", type=cli.seed, default=0, help="tournament seed (default 0)")
     parser.add_argument("--players", type=cli.count, help="player count (sets the game option num_players)")
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",

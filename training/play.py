@@ -7,10 +7,12 @@
 You see the table as your seat sees it (``State.render_text(viewer=you)``: never the opponents' hidden
 cards; the card you just drew is marked), then your legal actions, numbered. Answer with the number or
 the action's text (case and spacing ignored; a unique beginning such as ``draw d`` is enough); anything
-else gets a message saying why and a new prompt. ``?`` lists the actions again and ``q`` (or end of input)
-leaves the game. A decision with a single legal action is made for you, with a one-line notice. The table
-is printed again only when it changed: when only one line changed (the phase, say), just that line.
-Opponents' moves are printed as they happen, and the final scores and result at the end.
+else gets a message saying why and a new prompt. ``?`` explains what the table's words and symbols mean
+(``State.text_legend()``) and lists the actions again; ``q`` (or end of input) leaves the game. A decision
+with a single legal action is made for you, with a one-line notice. The table is printed again only when it
+changed: when only one line changed (the phase, say), just that line. Every move, yours and the opponents',
+is printed as it happens in words that stand alone (``State.describe_action``: "take sand 4 from the
+display (slot 0)", never another seat's hidden cards), and the final scores and result at the end.
 
 Opponents are loaded by the shared loader (``tabletop_rl.training.agents.load_agent``): ``random``, ``heuristic``,
 ``pretrained`` or a policy file / run folder, one spec for all opponent seats or one per opponent seat.
@@ -63,7 +65,7 @@ class HumanAgent:
         legal = np.flatnonzero(action_mask).tolist()
         names = [state.action_to_string(a) for a in legal]
         if len(legal) == 1:  # nothing to choose: no prompt
-            self.say(f"you: {names[0]} (your only legal action)")
+            self.say(f"you: {state.describe_action(legal[0], self.seat)} (your only legal action)")
             return legal[0]
         self.show(state.render_text(viewer=self.seat))
         self.say(f"you are player {self.seat}; " + self._listing(names))
@@ -79,14 +81,14 @@ class HumanAgent:
             if text in QUIT_WORDS:
                 raise QuitGame(text)
             if text in HELP_WORDS:
-                self.say(self._listing(names))
+                self.say(f"what the table shows:\n{state.text_legend()}\n{self._listing(names)}")
                 continue
             try:
                 action = self.choose(text, legal, names)
             except ValueError as error:
                 self.say(str(error))
                 continue
-            self.say(f"you: {state.action_to_string(action)}")
+            self.say(f"you: {state.describe_action(action, self.seat)}")
             return action
 
     def show(self, table: str) -> None:
@@ -133,10 +135,10 @@ class HumanAgent:
 
 
 class Narrated:
-    """An opponent whose every move is printed as it is made."""
+    """An opponent whose every move is printed as it is made, as the human (seat ``viewer``) may know it."""
 
-    def __init__(self, agent: Agent, env: Any, label: str, output_stream: TextIO):
-        self.agent, self.env, self.label, self.output = agent, env, label, output_stream
+    def __init__(self, agent: Agent, env: Any, label: str, viewer: int, output_stream: TextIO):
+        self.agent, self.env, self.label, self.viewer, self.output = agent, env, label, viewer, output_stream
 
     def attach(self, view: SeatView) -> None:
         """A searching opponent gets its seat's view (``play_game`` hands one to every agent that asks)."""
@@ -144,7 +146,8 @@ class Narrated:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         action = self.agent.act(observation, action_mask)
-        print(f"{self.label}: {self.env.game_state.action_to_string(action)}", file=self.output, flush=True)
+        print(f"{self.label}: {self.env.game_state.describe_action(action, self.viewer)}", file=self.output,
+              flush=True)
         return action
 
 
@@ -188,10 +191,11 @@ def play(game_name: str, opponents: Sequence[str], *, seat: int | str = "random"
             agents.append(HumanAgent(env, s, inp, out))
         else:
             opponent = load_agent(specs[s], game, seed=int(rng.integers(2**63)))
-            agents.append(Narrated(opponent, env, f"player {s} ({specs[s]})", out))
+            agents.append(Narrated(opponent, env, f"player {s} ({specs[s]})", human, out))
     print(f"{game.title}, {n} players. You are player {human}; "
           + ", ".join(f"player {s} is {specs[s]}" for s in others) + ".", file=out)
-    print("Answer with the number of an action or its text; '?' lists the actions, 'q' quits.", file=out)
+    print("Answer with the number of an action or its text; '?' explains the table and lists the actions, "
+          "'q' quits.", file=out)
     try:
         returns, scores = play_game(env, agents, int(rng.integers(2**63)))
     except QuitGame:

@@ -11,7 +11,6 @@ An evaluation record (one per opponent and evaluation step, kept in ``eval_histo
 from __future__ import annotations
 
 import math
-import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import numpy as np
 import yaml
 
 from .agents import PRETRAINED_DIR, SUFFIX
+from .shell import command
 
 Z95 = 1.959963984540054
 
@@ -96,14 +96,13 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path, title: str) -
 def next_steps(game: str, run_dir: Path, policy: Path, steps: int, finished: bool) -> list[tuple[str, str]]:
     """What to run after a training run, with its actual paths: (what, shell command) pairs. A run that
     reached its ``total_timesteps`` (``finished``) is extended by raising it; any other just continues."""
-    run, agent = shlex.quote(str(run_dir)), shlex.quote(str(policy))
-    others = "random heuristic" + (" pretrained" if (PRETRAINED_DIR / f"{game}{SUFFIX}").is_file() else "")
-    extend = f" --set total_timesteps={2 * steps}" if finished else ""
-    return [("play against it", f"python -m tabletop_rl.training.play {game} --opponent {agent}"),
-            ("evaluate it", f"python -m tabletop_rl.training.evaluate {game} {agent} {others} --games 400"),
+    others = ["random", "heuristic"] + (["pretrained"] if (PRETRAINED_DIR / f"{game}{SUFFIX}").is_file() else [])
+    extend = ["--set", f"total_timesteps={2 * steps}"] if finished else []
+    return [("play against it", command("tabletop_rl.training.play", game, "--opponent", policy)),
+            ("evaluate it", command("tabletop_rl.training.evaluate", game, policy, *others, "--games", "400")),
             ("train it further" if finished else "continue it",
-             f"python -m tabletop_rl.training.train --resume {run}{extend}"),
-            ("TensorBoard", f"tensorboard --logdir {shlex.quote(str(run_dir / 'tb'))}")]
+             command("tabletop_rl.training.train", "--resume", run_dir, *extend)),
+            ("TensorBoard", command("tensorboard.main", "--logdir", run_dir / "tb"))]
 
 
 def write_report(run_dir: Path, config: dict[str, Any], history: list[dict[str, Any]],

@@ -53,6 +53,7 @@ from .opponents import SELF, check_weights
 from .policy import PolicyInfo, save_policy
 from .rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id
 from .rllib_modules import AgentModule, MaskedActor, MaskedActorCritic
+from .shell import command
 from .train import limit_torch_threads, stop_on_signals
 
 POLICY_FILE = f"policy{SUFFIX}"
@@ -393,16 +394,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{config.name}: {status} {result['iterations']} iterations ({result['new_iterations']} now, "
           f"{result['minutes']:.1f} min, {result['env_runners']} env runners, last "
           f"{result['steps_per_second']:,.0f} env steps/s).\nCheckpoint: {result['checkpoint']}\n"
-          f"Policy: {result['policy']}\n\nNext:\n"
-          f"  python -m tabletop_rl.training.evaluate {config.game} {run_dir} heuristic random{options_flags(config)}\n"
-          f"  python -m tabletop_rl.training.play {config.game} --opponent {run_dir}{options_flags(config)}\n"
-          f"  python -m tabletop_rl.training.rllib --resume {run_dir} --set iterations={2 * config.iterations}")
+          f"Policy: {result['policy']}\n\nNext:")
+    flags = options_flags(config)
+    for line in (command("tabletop_rl.training.evaluate", config.game, run_dir, "heuristic", "random", *flags),
+                 command("tabletop_rl.training.play", config.game, "--opponent", run_dir, *flags),
+                 command("tabletop_rl.training.rllib", "--resume", run_dir, "--set",
+                         f"iterations={2 * config.iterations}")):
+        print("  " + line)
     return 130 if result["stopped"] not in (None, "max_minutes") else 0  # 130: the shell's "interrupted"
 
 
-def options_flags(config: RllibConfig) -> str:
-    """The evaluate / play options that give the trained game's option set."""
-    return "".join(f" --set {k}={v}" for k, v in config.game_options.items())
+def options_flags(config: RllibConfig) -> list[str]:
+    """The evaluate / play arguments that give the trained game's option set."""
+    return [arg for k, v in config.game_options.items() for arg in ("--set", f"{k}={v}")]
 
 
 if __name__ == "__main__":

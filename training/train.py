@@ -74,6 +74,7 @@ from .files import new_folder
 from .opponents import SELF, SnapshotPool
 from .policy import MLPPolicy, PolicyAgent, PolicyInfo, load_policy, save_policy
 from .report import describe, next_steps, summarise, write_report
+from .shell import command
 from .single_seat import SingleSeatEnv, env_factory
 from .warm_start import imitate, teacher_games
 
@@ -421,7 +422,7 @@ def finished_message(config: Config, run_dir: Path, checkpoint: Checkpoint) -> s
         return None
     return (f"{run_dir} is finished: {step:,} steps of total_timesteps={config.total_timesteps:,}, "
             f"evaluated, policy in {run_dir / 'policy.safetensors'}. To train it further, raise the total: "
-            f"python -m tabletop_rl.training.train --resume {run_dir} --set total_timesteps={2 * step}")
+            + command("tabletop_rl.training.train", "--resume", run_dir, "--set", f"total_timesteps={2 * step}"))
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -464,9 +465,9 @@ def main(argv: list[str] | None = None) -> int:
     for record in result["final"]:
         print("  " + describe(record))
     print(f"Run folder: {run_dir}\nReport: {result['report']}\n\nNext:")
-    for what, command in next_steps(config.game, run_dir, result["policy"], result["num_timesteps"],
-                                    result["finished"]):
-        print(f"  {what + ':':<22} {command}")
+    for what, line in next_steps(config.game, run_dir, result["policy"], result["num_timesteps"],
+                                 result["finished"]):
+        print(f"  {what + ':':<22} {line}")
     return 130 if result["stopped"] not in (None, "max_minutes") else 0  # 130: the shell's "interrupted"
 
 

@@ -152,6 +152,17 @@ class State(ABC):
         """The table as text; ``viewer`` hides what that seat cannot see (``None``: everything)."""
 
     @abstractmethod
+    def text_legend(self) -> str:
+        """What the symbols, abbreviations and numbers of ``render_text`` mean, one line each (the text's
+        counterpart of the legend under the picture)."""
+
+    def describe_action(self, action: int, viewer: int | None = None) -> str:
+        """The legal ``action``, before it is applied, in words that stand alone: naming the cards, tiles or
+        places it refers to, for a reader who does not see the table; as ``viewer`` may know it (``None``:
+        everything), never another seat's hidden cards. By default its name."""
+        return self.action_to_string(action)
+
+    @abstractmethod
     def render_rgb(self) -> np.ndarray:
         """A picture of the table, H×W×3 uint8."""
 

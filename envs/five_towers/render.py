@@ -9,7 +9,7 @@ import numpy as np
 from tabletop_rl.envs.core.canvas import Canvas, LegendItem, legend_height
 from tabletop_rl.envs.core.game import TERMINAL
 
-from .game import EMPTY, NUM_SLOTS, NUM_TYPES, PLACED, TAKEN, TYPE_NAMES
+from .game import EMPTY, NUM_SLOTS, NUM_TYPES, PLACE, PLACED, TAKE, TAKEN, TEAR, TEAR_NONE, TYPE_NAMES
 
 if TYPE_CHECKING:
     from .game import State
@@ -61,6 +61,37 @@ def text_table(state: State, viewer: int | None) -> str:
     if viewer is None and state.draw:
         lines.append("next cards: " + ", ".join(state.card_to_string(k) for k in state.draw[:-6:-1]))
     return "\n".join(lines)
+
+
+TEXT_LEGEND = """\
+round: one display of cards each; pass 1 / 2: first or second time through the draw pile (it is reshuffled once)
+draw pile / discard: cards left to reveal / cards discarded; start player: who bids first this round; pN: player N
+a card: its type (candy, scary, tree, scrap, sand) and value 0-15
+H: the high bid so far this round; k: cards in the display, the highest possible bid
+winner N takes M: the bid winner takes and builds exactly M display cards
+display: [slot] card; (taken) / (placed): taken by the bid winner / placed on their tower
+bids: - = not asked yet; pass; or the number of cards bid
+player N (score S): the score if the game ended now; then one tower per type, bottom card first and top card
+  last; - = no tower; blocked = this type can never be built again
+rubble: the player's torn-down cards; each costs points at the end (1, then 2, 3, ...)
+next cards: the top of the draw pile (shown only in the all-seeing view)"""
+"""What ``text_table``'s words and symbols mean (``State.text_legend``)."""
+
+
+def describe_action(state: State, action: int, viewer: int | None) -> str:
+    """Tear-downs, takes and placements name their card: the slots they refer to change every round."""
+    if action == TEAR_NONE:
+        return "tear down nothing"
+    if TEAR <= action < TAKE:
+        t = action - TEAR
+        top = state.towers[state.current_player][t][-1]
+        return f"tear down the top of the {TYPE_NAMES[t]} tower, {TYPE_NAMES[t]} {top}, to the rubble"
+    if TAKE <= action < PLACE:
+        return f"take {state.card_to_string(state.display[action - TAKE])} from the display (slot {action - TAKE})"
+    if action >= PLACE:
+        kind = state.display[action - PLACE]
+        return f"place {state.card_to_string(kind)} on the {TYPE_NAMES[kind >> 4]} tower"
+    return state.action_to_string(action)
 
 
 CARD_W, CARD_H, GAP, STEP, SHOWN = 30, 40, 6, 13, 12  # SHOWN: most cards drawn per tower

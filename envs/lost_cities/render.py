@@ -61,6 +61,29 @@ def text_table(state: State, viewer: int | None) -> str:
     return "\n".join(lines)
 
 
+TEXT_LEGEND = """\
+round r/R: round r of R (extra e: tie-break rounds added); turn: turns played this round (a turn is a card step,
+  then a draw step)
+draw pile: cards left to draw; the round ends when it is empty
+totals a : b: the points of player 0 and player 1 in the rounds already over
+expeditions: each player's cards laid out, per colour, in the order played; W = a wager (each one adds 1 to the
+  multiplier of the expedition's score); - = none yet
+round score: what the expeditions would score if the round ended now (a started expedition costs 20)
+discard piles: per colour, bottom card first; "draw <colour>" takes the top card of that pile
+(pile X forbidden): the card just discarded there cannot be drawn back in the same turn
+hand: ? = a card you have not seen; an opponent's card shown by name was drawn from a discard pile;
+  (new) = the card just drawn"""
+"""What ``text_table``'s words and symbols mean (``State.text_legend``)."""
+
+
+def describe_action(state: State, action: int, viewer: int | None) -> str:
+    """A draw from a discard pile names the card it takes (the pile's top, public); the other names stand alone."""
+    colour = action - state.game.draw_deck_action - 1
+    if colour < 0:
+        return state.action_to_string(action)
+    return f"draw {state.card_to_string(state.piles[colour][-1])} from the {COLOUR_NAMES[colour]} discard pile"
+
+
 CARD_W, CARD_H, GAP = 34, 46, 6
 STRIP = 17  # visible height of a card covered by the next one in an expedition column
 COL_W = CARD_W + 14  # one expedition column (and its discard pile) per colour

@@ -10,19 +10,34 @@ from tabletop_rl.envs.core.canvas import Canvas, LegendItem, legend_height
 from tabletop_rl.envs.core.game import TERMINAL
 
 from .game import (
+    AUCTION,
     BID,
+    BUY,
+    DEST,
+    DEST_DISCARD,
+    DEST_NEW,
+    DISTRIBUTE,
+    DONE,
     FLOOR,
     MATERIAL,
     NUM_QUARRIES,
     NUM_RIDERS,
+    PASS,
     PAY,
+    PICK,
+    PLACE,
+    RECON_PAY,
+    RECON_TILE,
     RIDER,
+    SELECT,
     STACK_NAMES,
+    TILE,
+    TILES,
     WINDOWS,
     palace_score,
     tile_name,
 )
-from .payments import CURRENCY_NAMES, NUM_KINDS, UNSET, Z, best_pay, kind_name
+from .payments import CARD, CURRENCY_NAMES, NUM_KINDS, UNSET, Z, best_pay, kind_name, unit_name
 
 if TYPE_CHECKING:
     from .game import State
@@ -101,6 +116,58 @@ def text_table(state: State, viewer: int | None) -> str:
         lines.append(f"player {p} (score {state.score(p)}): {money}{bid}")
         lines.append(f"  palaces: {palaces}")
     return "\n".join(lines)
+
+
+TEXT_LEGEND = """\
+active player: whose turn it is; player N to act: who decides now, and the decision (D1-D11)
+stacks I II III: tiles left in each; riders drawn r/5: game-end tiles drawn (the fifth ends the game)
+a tile: b1.3 = brick (s = sandstone, m = marble), floor 1, 3 windows
+supply: tiles for sale (selected ... at P each: the tiles being bought, and their price)
+quarry 0-3: tiles waiting for an auction or a distribution; MB: the master builder's quarry (auctions take the
+  next one with tiles)
+removed: tiles out of the game
+a money card: A3 = currency A (or B, C), value 3 (values 3-7); Z = a certificate worth 2; a group [A4 B4 C4]
+  (one value in the three currencies) or [Z Z Z] is worth 15
+deck / discard pile: the money cards left to draw / paid
+X3: the free certificate worth 3 that opens an auction; on the table, or in the bid of its player
+display: the money cards revealed to pick from; pickers: the seats that still pick, in order
+auction on quarry q: the high bid so far and who made it
+payment: V = the value paid so far; c* = the payment's currency (- until its first currency card); T = the value
+  to reach
+pending for pN: tiles that player must place now (on a palace with a lower top floor, as a new palace, or
+  discarded)
+player N (score S): hand, BestPay = the largest single payment the hand can make (it breaks ties); another
+  player's hand: known = cards everyone saw enter it, unknown = dealt cards nobody else has seen
+palaces: numbered 0, 1, ... from the left ('palace N' in an action); each lists its tiles from the ground floor
+  up, then its score in parentheses"""
+"""What ``text_table``'s words and symbols mean (``State.text_legend``)."""
+
+
+def describe_action(state: State, action: int, viewer: int | None) -> str:
+    """The action as its decision means it, naming its tiles and cards (the names are shared by decisions)."""
+    d, p = state.decision, state.current_player
+    if TILE <= action < CARD:
+        tile = tile_name(action - TILE)
+        return {SELECT: f"select {tile} from the supply to buy", DISTRIBUTE: f"take {tile} from the lot",
+                RECON_TILE: f"reconstruct: move {tile}"}[d]
+    if CARD <= action < DONE:
+        unit = unit_name(action)
+        return {PICK: f"take {unit} from the money display", PAY: f"pay {unit}", BID: f"add {unit} to the bid",
+                RECON_PAY: f"pay {unit} for the reconstruction"}[d]
+    if action >= DEST:
+        tile = tile_name(state.pending[0] if d == PLACE else state.recon_tile)
+        if action == DEST_DISCARD:
+            return f"discard {tile}"
+        if action == DEST_NEW:
+            return f"{'place' if d == PLACE else 'move'} {tile} as a new palace"
+        palace = f"palace {action - DEST} ({tiles_text(state.palaces[p][action - DEST])})"
+        return f"place {tile} on top of {palace}" if d == PLACE else f"insert {tile} into {palace}"
+    if action == DONE:
+        return {SELECT: f"buy only {tiles_text(state.selected)}",
+                PAY: f"pay {state.pay_value} for {tiles_text(state.selected)}",
+                BID: f"bid {state.pay_value}"}[d]
+    return {TILES: "draw two tiles", BUY: "buy from the supply", AUCTION: "auction the next quarry with tiles",
+            PASS: "pass: leave the auction"}.get(action, state.action_to_string(action))
 
 
 MATERIAL_RGB = ((178, 72, 52), (222, 190, 120), (236, 236, 242))

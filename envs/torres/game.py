@@ -758,6 +758,16 @@ class State(BaseState):
 
         return text_table(self, viewer)
 
+    def text_legend(self) -> str:
+        from .render import TEXT_LEGEND
+
+        return TEXT_LEGEND
+
+    def describe_action(self, action: int, viewer: int | None = None) -> str:
+        from .render import describe_action
+
+        return describe_action(self, action, viewer)
+
     def render_rgb(self) -> np.ndarray:
         from .render import picture
 

@@ -10,7 +10,31 @@ from tabletop_rl.envs.core.canvas import Canvas, LegendItem, legend_height
 from tabletop_rl.envs.core.game import TERMINAL
 
 from .board import EMPTY, KING, SIZE, square_name
-from .cards import CARD_NAMES, MASTER_NAMES, MASTER_TEXT
+from .cards import CARD_NAMES, MASTER_NAMES, MASTER_TEXT, MOVE_BLOCK
+from .game import (
+    ACQUIRE,
+    ADD_KNIGHT,
+    CARD_SOURCE,
+    CARD_STACK,
+    CARD_TARGET,
+    CHOOSE_STACK,
+    END_TURN,
+    KEEP_CARD,
+    KING_MOVE,
+    LEFTOVER,
+    MOVE_FROM,
+    MOVE_TO,
+    PASS,
+    PLACE_BLOCK,
+    RETURN_CARD,
+    SCORE_STEP,
+    SELECT,
+    SETUP_BLOCK,
+    SETUP_KING,
+    SETUP_KNIGHT,
+    STACK,
+    STACK_CURRENT,
+)
 
 if TYPE_CHECKING:
     from .game import State
@@ -102,6 +126,49 @@ def _pending(state: State, viewer: int | None) -> str:
         seen = ", ".join(CARD_NAMES[t] for t in state.looked) if viewer in (None, p) else f"{len(state.looked)} cards"
         text += f", looking at {seen}"
     return text
+
+
+TEXT_LEGEND = """\
+board: rows 0-7 down, columns 0-7 across; (r,c) names the square in row r, column c
+a square: its height in blocks (. = ground), its castle's letter, its piece: R B G Y = a knight of the red, blue,
+  green or yellow player, K = the king
+castles: area = squares, height = the tallest square; king = the king's castle
+phase p, round r: three phases of rounds; every castle scores at the end of each phase
+player N to act: the decision (D1-D12); AP: action points left this turn; card played: whether this turn's card
+  was played; acquired: cards bought this turn; selected: the knight or square being moved or used
+knights in supply: knights not yet on the board; stacks [3,3]: blocks in each stack left for this phase;
+  turn's stack: blocks left on the stack chosen for this turn
+hand: action cards (fresh: bought this turn, not playable before the next); played: cards used up
+supply: blocks left; deck: action cards left"""
+"""What ``text_table``'s words and symbols mean (``State.text_legend``)."""
+
+
+def describe_action(state: State, action: int, viewer: int | None) -> str:
+    """The action as its decision means it ('select', 'stack' and 'pass' serve several decisions); the cards
+    a player keeps or puts back after looking stay hidden from the others (T67)."""
+    d, p = state.decision, state.current_player
+    if d in (KEEP_CARD, RETURN_CARD) and viewer not in (None, p):
+        return "keep one of the cards looked at" if d == KEEP_CARD else "put back one of the cards looked at"
+    card = CARD_NAMES[state.card] if state.card >= 0 else ""
+    if action < SELECT:
+        square = square_name(action % 64)
+        return {MOVE_FROM: f"pick the knight on {square} to move", ADD_KNIGHT: f"add a knight on {square}",
+                PLACE_BLOCK: f"place a block on {square}"}[action - action % 64]
+    if action < STACK:
+        square = square_name(action - SELECT)
+        source = f"the {'block' if state.card == MOVE_BLOCK else 'knight'} on {square}"
+        return {SETUP_BLOCK: f"put a start block on {square}", SETUP_KNIGHT: f"put a knight on {square}",
+                SETUP_KING: f"put the king on {square}", KING_MOVE: f"move the king to {square}",
+                MOVE_TO: f"move the knight on {square_name(state.selected)} to {square}",
+                CARD_SOURCE: f"{card}: {source}", CARD_TARGET: f"{card}: to {square}"}[d]
+    if action <= STACK_CURRENT:
+        stack = "the turn's stack" if action == STACK_CURRENT else f"the stack of {state.stacks[p][action - STACK]}"
+        return {CHOOSE_STACK: f"take {stack} blocks for this turn", CARD_STACK: f"{card}: the block from {stack}",
+                LEFTOVER: f"put a leftover block on {stack}"}[d]
+    if action == PASS:
+        return "leave the king where it is" if d == KING_MOVE else "return the leftover blocks to the supply"
+    return {ACQUIRE: "buy an action card", SCORE_STEP: "take a score step", END_TURN: "end the turn"}.get(
+        action, state.action_to_string(action))
 
 
 # ===================================================================== picture
