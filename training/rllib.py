@@ -27,7 +27,7 @@ overwritten):
 ==============================  ============================================================
 
 Stopping: ``iterations`` (the run's total, counted across resumes), ``max_minutes`` (per invocation),
-or Ctrl-C / SIGTERM: the current iteration finishes, then a checkpoint is written. ``--resume`` restores
+or Ctrl-C / SIGTERM / SIGHUP: the current iteration finishes, then a checkpoint is written. ``--resume`` restores
 modules, optimizer, snapshot pool and iteration count from the newest checkpoint.
 """
 
@@ -53,6 +53,7 @@ from .opponents import SELF, check_weights
 from .policy import PolicyInfo, save_policy
 from .rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id
 from .rllib_modules import AgentModule, MaskedActor, MaskedActorCritic
+from .stopping import exit_code
 from .train import limit_torch_threads, stop_on_signals
 
 POLICY_FILE = f"policy{SUFFIX}"
@@ -270,7 +271,7 @@ def save_checkpoint(algorithm: Any, config: RllibConfig, run_dir: Path, steps: i
 
 # ----------------------------------------------------------------------------- the run
 class Stop:
-    """Set by :func:`tabletop_rl.training.train.stop_on_signals` when Ctrl-C / SIGTERM arrives."""
+    """Set by :func:`tabletop_rl.training.train.stop_on_signals` when Ctrl-C / SIGTERM / SIGHUP arrives."""
 
     stop_reason: str | None = None
 
@@ -395,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
           f"  python -m tabletop_rl.training.evaluate {config.game} {run_dir} heuristic random{options_flags(config)}\n"
           f"  python -m tabletop_rl.training.play {config.game} --opponent {run_dir}{options_flags(config)}\n"
           f"  python -m tabletop_rl.training.rllib --resume {run_dir} --set iterations={2 * config.iterations}")
-    return 130 if result["stopped"] not in (None, "max_minutes") else 0  # 130: the shell's "interrupted"
+    return exit_code(result["stopped"]) if result["stopped"] not in (None, "max_minutes") else 0
 
 
 def options_flags(config: RllibConfig) -> str:
