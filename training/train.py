@@ -446,7 +446,8 @@ def main(argv: list[str] | None = None) -> int:
         if run_dir is not None and (message := finished_message(config, run_dir)):
             print(message)
             return 0
-        trainer = Trainer(config, fresh=run_dir is None)  # everything that can fail, before any file exists
+        # Everything that can fail, before any file exists. A run stopped before its first checkpoint starts afresh.
+        trainer = Trainer(config, fresh=run_dir is None or latest_checkpoint(run_dir) is None)
     except (ValueError, OSError, yaml.YAMLError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
