@@ -450,6 +450,42 @@ def test_resume_skips_a_damaged_checkpoint_and_changes_nothing_when_none_reads_b
     assert json.loads(newer.read_text())["trainer"]["finished"]  # the run trained to 256 again, and finished
 
 
+def test_a_stop_in_the_warm_start_says_that_it_is_not_kept_and_resume_plays_it_again(tmp_path, monkeypatch, capsys):
+    def stopped(*args, **kwargs):
+        signal.raise_signal(signal.SIGTERM)
+
+    monkeypatch.setattr(train, "teacher_games", stopped)
+    args = tiny_config(tmp_path, "lost_cities", vec_env="dummy", warm_start={"teacher": "heuristic", "games": 2})
+    with pytest.raises(SystemExit) as stop:
+        train.main(args)
+    run = tmp_path / "runs" / "lost_cities"
+    assert stop.value.code == 143 and sorted(p.name for p in run.iterdir()) == ["config.yaml"]
+    assert capsys.readouterr().err == (f"lost_cities: stopped by SIGTERM; --resume {run} starts the run again: "
+                                       "nothing is saved before the first checkpoint (a warm start is not kept)\n")
+    monkeypatch.undo()
+    assert train.main(["--resume", str(run)]) == 0
+    assert "Warm start: imitated `heuristic` on" in (run / "report.md").read_text()
+
+
+def test_a_run_stopped_before_its_first_checkpoint_resumes_from_init_from(tmp_path, monkeypatch):
+    source = random_policy_file(tmp_path / "source.safetensors", envs.make("lost_cities", wrapped=False).game,
+                                seed=5, pi=(16,), vf=(16,))
+    original = train.Trainer.new_model
+
+    def stopped(self, venv):
+        signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(train.Trainer, "new_model", stopped)
+    args = tiny_config(tmp_path, "lost_cities", vec_env="dummy", max_minutes=1e-6, init_from=str(source))
+    with pytest.raises(SystemExit, match="130"):
+        train.main(args)
+    monkeypatch.setattr(train.Trainer, "new_model", original)
+    run = tmp_path / "runs" / "lost_cities"
+    assert train.main(["--resume", str(run)]) == 0
+    resumed = load_policy(run / "policy.safetensors").weights  # stopped by max_minutes at step 0
+    assert all(np.array_equal(w, resumed[k]) for k, w in load_policy(source).weights.items())
+
+
 def test_max_minutes_stops_at_a_boundary_and_still_reports(tmp_path, capsys):
     args = tiny_config(tmp_path, "five_towers", vec_env="dummy", max_minutes=1e-6)
     assert train.main(args) == 0

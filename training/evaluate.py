@@ -52,11 +52,9 @@ from __future__ import annotations
 import csv
 import io
 import math
-import multiprocessing
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
@@ -73,6 +71,7 @@ from tabletop_rl.training.agents import SUFFIX, agent_factory
 from tabletop_rl.training.files import new_folder
 from tabletop_rl.training.report import Z95
 from tabletop_rl.training.report import wilson as wilson_bounds
+from tabletop_rl.training.stopping import results, stoppable, worker_pool
 
 ELO_BASE, ELO_SCALE = 1500.0, 400.0 / math.log(10)
 
@@ -633,9 +632,9 @@ def _play_all(jobs: list[Job], env: Any, factories: Factories, setup: tuple, wor
     if workers == 1:
         yield from (play_job(job, env, factories) for job in jobs)
         return
-    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no inherited BLAS threads or locks
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=setup) as pool:
-        yield from pool.map(_worker_job, jobs)
+    # spawn: a fresh interpreter, no inherited BLAS threads or locks
+    with worker_pool(workers, "spawn", _start_worker, setup) as pool:
+        yield from results([pool.submit(_worker_job, job) for job in jobs])
 
 
 _WORKER: dict[str, Any] = {}
@@ -677,9 +676,10 @@ def main(argv: Sequence[str] | None = None) -> Results:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     try:
-        results = tournament(args.game, args.agents, options=cli.game_options(args.set, args.players),
-                             games_per_pairing=args.games, seed=args.seed, progress=not args.quiet,
-                             workers=args.workers, one_vs_rest=args.one_vs_rest)
+        with stoppable(parser.prog, lambda: "nothing written: a tournament writes its results when it ends"):
+            results = tournament(args.game, args.agents, options=cli.game_options(args.set, args.players),
+                                 games_per_pairing=args.games, seed=args.seed, progress=not args.quiet,
+                                 workers=args.workers, one_vs_rest=args.one_vs_rest)
     except ValueError as e:  # bad options, unknown agents, files that are not policies: one line, no traceback
         parser.error(str(e))
     paths = results.write(args.out or Path("runs") / "eval" / args.game)

@@ -44,6 +44,7 @@ from .evaluate import mean_interval
 from .files import atomic_write, new_folder
 from .policy import MLPPolicy, load_policy, save_policy
 from .search import SearchSettings
+from .stopping import stoppable
 from .warm_start import parallel_map
 
 CHUNK = 20  # games per saved chunk
@@ -133,22 +134,30 @@ def chunk_path(out: Path, chunk: int) -> Path:
     return out / "chunks" / f"chunk_{chunk:05d}.npz"
 
 
-def _record_and_save(settings: Settings, out: Path, chunk: int) -> int:
+def recorded_games(settings: Settings, out: Path) -> int:
+    """How many of the run's games are saved in ``out/chunks``."""
+    return sum(min(CHUNK, settings.games - c * CHUNK) for c in range(-(-settings.games // CHUNK))
+               if chunk_path(out, c).is_file())
+
+
+def _record_compressed(settings: Settings, chunk: int) -> tuple[int, int, bytes]:
+    """Chunk number, games and ``.npz`` file contents of a chunk (the worker writes no file: a stopped
+    worker is killed, and the main process writes each chunk atomically)."""
     data = record_chunk(settings, chunk)
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **data)
-    atomic_write(chunk_path(out, chunk), buffer.getvalue())
-    return len(data["margins"])
+    return chunk, len(data["margins"]), buffer.getvalue()
 
 
 def record(settings: Settings, out: Path, workers: int = 1, progress: bool = True) -> None:
     """Play every chunk not yet saved in ``out/chunks``, in ``workers`` processes."""
     (out / "chunks").mkdir(parents=True, exist_ok=True)
     todo = [c for c in range(-(-settings.games // CHUNK)) if not chunk_path(out, c).is_file()]
-    done_games = settings.games - sum(min(CHUNK, settings.games - c * CHUNK) for c in todo)
-    with tqdm(total=settings.games, initial=done_games, unit="game", desc="search games",
+    with tqdm(total=settings.games, initial=recorded_games(settings, out), unit="game", desc="search games",
               disable=not progress, mininterval=1) as bar:
-        for games in parallel_map(_record_and_save, [(settings, out, c) for c in todo], workers):
+        for chunk, games, payload in parallel_map(_record_compressed, [(settings, c) for c in todo], workers,
+                                                  ordered=False):
+            atomic_write(chunk_path(out, chunk), payload)
             bar.update(games)
 
 
@@ -295,9 +304,11 @@ def main(argv: Sequence[str] | None = None) -> Path:
     except ValueError as error:
         parser.error(str(error))
     out = Path(args.resume) if args.resume else new_folder(args.out or f"runs/expert_iteration/{args.game}")
-    keep_previous(out)
-    atomic_write(out / "settings.json", json.dumps(asdict(settings), indent=1).encode())
-    return run(settings, out, args.workers, not args.quiet)
+    with stoppable(parser.prog, lambda: f"{recorded_games(settings, out)} of {settings.games} games are saved in "
+                                        f"{out / 'chunks'}; --resume {out} continues"):
+        keep_previous(out)
+        atomic_write(out / "settings.json", json.dumps(asdict(settings), indent=1).encode())
+        return run(settings, out, args.workers, not args.quiet)
 
 
 if __name__ == "__main__":

@@ -6,11 +6,16 @@ from pathlib import Path
 
 
 def atomic_write(path: str | Path, payload: bytes) -> None:
-    """Write via a temporary file and rename, so a killed run never leaves half a file behind."""
+    """Write via a temporary file and rename, so a killed run never leaves half a file behind (and a
+    stopped one no temporary file either)."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(payload)
-    tmp.replace(path)
+    try:
+        tmp.write_bytes(payload)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def new_folder(wanted: str | Path) -> Path:

@@ -27,7 +27,7 @@ overwritten):
 ==============================  ============================================================
 
 Stopping: ``iterations`` (the run's total, counted across resumes), ``max_minutes`` (per invocation),
-or Ctrl-C / SIGTERM: the current iteration finishes, then a checkpoint is written. ``--resume`` restores
+or Ctrl-C / SIGTERM / SIGHUP: the current iteration finishes, then a checkpoint is written. ``--resume`` restores
 modules, optimizer, snapshot pool and iteration count from the newest checkpoint.
 """
 
@@ -54,6 +54,7 @@ from .policy import PolicyInfo, save_policy
 from .rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id
 from .rllib_modules import AgentModule, MaskedActor, MaskedActorCritic
 from .shell import command
+from .stopping import exit_code
 from .train import limit_torch_threads, stop_on_signals
 
 POLICY_FILE = f"policy{SUFFIX}"
@@ -273,7 +274,7 @@ def save_checkpoint(algorithm: Any, config: RllibConfig, run_dir: Path, steps: i
 
 # ----------------------------------------------------------------------------- the run
 class Stop:
-    """Set by :func:`tabletop_rl.training.train.stop_on_signals` when Ctrl-C / SIGTERM arrives."""
+    """Set by :func:`tabletop_rl.training.train.stop_on_signals` when Ctrl-C / SIGTERM / SIGHUP arrives."""
 
     stop_reason: str | None = None
 
@@ -401,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
                  command("tabletop_rl.training.rllib", "--resume", run_dir, "--set",
                          f"iterations={2 * config.iterations}")):
         print("  " + line)
-    return 130 if result["stopped"] not in (None, "max_minutes") else 0  # 130: the shell's "interrupted"
+    return exit_code(result["stopped"]) if result["stopped"] not in (None, "max_minutes") else 0
 
 
 def options_flags(config: RllibConfig) -> list[str]:

@@ -44,6 +44,7 @@ from tabletop_rl.envs.core.game import check_seed
 from tabletop_rl.envs.core.match import score_margins
 
 from .opponents import SELF, OpponentMix, Weights
+from .stopping import SIGNALS
 
 MAX_RESETS = 100  # deals in a row that end before the learner's first decision: surely a bug
 ILLEGAL_REWARD = -1.0  # PettingZoo's illegal-move convention (TerminateIllegalWrapper(illegal_reward=-1))
@@ -200,13 +201,13 @@ class SingleSeatEnv(gym.Env):
 def env_factory(in_worker: bool = False, **kwargs: Any) -> Callable[[], SingleSeatEnv]:
     """A picklable constructor for ``SubprocVecEnv`` / ``DummyVecEnv``.
 
-    In a worker process Ctrl-C / SIGTERM are ignored: the training process catches them, checkpoints,
-    then closes the workers.
+    In a worker process Ctrl-C, SIGTERM and SIGHUP are ignored: the training process catches them,
+    checkpoints, then closes the workers.
     """
     def make() -> SingleSeatEnv:
         if in_worker:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            for s in SIGNALS:
+                signal.signal(s, signal.SIG_IGN)
         return SingleSeatEnv(**kwargs)
 
     return make

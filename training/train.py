@@ -21,12 +21,14 @@ is never touched:
 ================================  =======================================================
 
 Stopping: ``max_minutes`` ends training at the next rollout boundary and still evaluates, writes the
-checkpoint and the report. Ctrl-C / SIGTERM stops at the next step and checkpoints the state of the
-last rollout boundary (the unfinished rollout is dropped, so the step count stays exact); a second
-Ctrl-C aborts. ``--resume`` restores weights, optimizer, step count, snapshot pool, evaluation history
-and the python / numpy / torch RNG states (episodes that were in flight restart with fresh deals); on a
-finished run it says so, and with a raised ``total_timesteps`` it trains on. Checkpoints hold tensors
-and JSON only (:mod:`tabletop_rl.training.checkpoint`): resuming unpickles nothing.
+checkpoint and the report. Ctrl-C / SIGTERM / SIGHUP stops at the next step and checkpoints the state of
+the last rollout boundary (the unfinished rollout is dropped, so the step count stays exact); a second
+Ctrl-C aborts. Before the first checkpoint (during the warm start) a stop keeps nothing, says so, and
+``--resume`` starts the run again (:mod:`tabletop_rl.training.stopping`). ``--resume`` restores weights,
+optimizer, step count, snapshot pool, evaluation history and the python / numpy / torch RNG states
+(episodes that were in flight restart with fresh deals); on a finished run it says so, and with a raised
+``total_timesteps`` it trains on. Checkpoints hold tensors and JSON only
+(:mod:`tabletop_rl.training.checkpoint`): resuming unpickles nothing.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ import signal
 import sys
 import time
 from collections import deque
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,7 @@ from tabletop_rl.envs.core.match import first_place_shares, play_game, score_mar
 from .agents import load_agent, policy_path
 from .checkpoint import (
     Checkpoint,
+    latest_checkpoint,
     load_weights,
     resume_point,
     rng_state,
@@ -76,6 +78,7 @@ from .policy import MLPPolicy, PolicyAgent, PolicyInfo, load_policy, save_policy
 from .report import describe, next_steps, summarise, write_report
 from .shell import command
 from .single_seat import SingleSeatEnv, env_factory
+from .stopping import exit_code, on_stop_signals, start_helpers, stoppable
 from .warm_start import imitate, teacher_games
 
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
@@ -163,6 +166,8 @@ class Trainer:
         c = self.config
         subproc = c.vec_env == "subproc" or (c.vec_env == "auto" and c.num_envs > 1)
         fns = [env_factory(in_worker=subproc, **self.env_kwargs) for _ in range(c.num_envs)]
+        if subproc:
+            start_helpers("forkserver")  # SubprocVecEnv's start method
         return VecMonitor(SubprocVecEnv(fns) if subproc else DummyVecEnv(fns))
 
     def new_model(self, venv: VecEnv) -> MaskablePPO:
@@ -373,20 +378,14 @@ def say(text: str, loop: TrainingLoop | None) -> None:
         print(text, flush=True)
 
 
-@contextmanager
 def stop_on_signals(loop: TrainingLoop):
-    """First Ctrl-C / SIGTERM: finish the current step, checkpoint, exit. Second Ctrl-C: abort now."""
+    """First Ctrl-C / SIGTERM / SIGHUP: finish the current step, checkpoint, exit. Second Ctrl-C: abort now."""
     def request_stop(signum: int, frame: Any) -> None:
         if loop.stop_reason is not None and signum == signal.SIGINT:
             raise KeyboardInterrupt
         loop.stop_reason = signal.Signals(signum).name
 
-    previous = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+    return on_stop_signals(request_stop)
 
 
 # ----------------------------------------------------------------------------- command line
@@ -449,7 +448,8 @@ def main(argv: list[str] | None = None) -> int:
             if resumed is not None and (message := finished_message(config, run_dir, resumed)):
                 print(message)
                 return 0
-        trainer = Trainer(config, fresh=run_dir is None)  # everything that can fail, before any file exists
+        # Everything that can fail, before any file exists. A run stopped before its first checkpoint starts afresh.
+        trainer = Trainer(config, fresh=resumed is None)
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -459,7 +459,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{config.run_dir} holds an earlier run (left as it is): this run goes to {run_dir}")
         config.name, config.runs_dir = run_dir.name, str(run_dir.parent)
     dump(config, run_dir / "config.yaml")  # on --resume: with the changed total_timesteps, max_minutes, …
-    result = trainer.run(run_dir, resumed)
+    with stoppable(config.name, lambda: f"--resume {run_dir} " + (
+            "continues from its newest checkpoint" if latest_checkpoint(run_dir) else
+            "starts the run again: nothing is saved before the first checkpoint (a warm start is not kept)")):
+        result = trainer.run(run_dir, resumed)
     print(f"\n{config.name}: {result['status']} {result['num_timesteps']:,} steps in "
           f"{result['minutes']:.1f} min ({result['steps_per_second']:.0f} PPO steps/s).")
     for record in result["final"]:
@@ -468,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     for what, line in next_steps(config.game, run_dir, result["policy"], result["num_timesteps"],
                                  result["finished"]):
         print(f"  {what + ':':<22} {line}")
-    return 130 if result["stopped"] not in (None, "max_minutes") else 0  # 130: the shell's "interrupted"
+    return exit_code(result["stopped"]) if result["stopped"] not in (None, "max_minutes") else 0
 
 
 if __name__ == "__main__":

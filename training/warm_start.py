@@ -15,9 +15,7 @@ dense, the decisions of a few thousand games of a game with a large observation 
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,6 +27,7 @@ from tabletop_rl.envs.core.match import score_margins
 
 from .agents import load_agent
 from .sparse_rows import SparseRows
+from .stopping import results, worker_pool
 
 if TYPE_CHECKING:  # torch is imported by the fit only: the processes playing teacher games need numpy alone
     import torch
@@ -53,14 +52,15 @@ def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed:
     return data
 
 
-def parallel_map(function: Any, tasks: list[tuple], workers: int) -> Iterator[Any]:
-    """``function(*task)`` for every task, in order; in a pool of processes when there are several."""
+def parallel_map(function: Any, tasks: list[tuple], workers: int, ordered: bool = True) -> Iterator[Any]:
+    """``function(*task)`` for every task, in order (or, not ``ordered``, as each is done); in a pool of
+    processes when there are several, which are ended if this process stops."""
     if workers < 2 or len(tasks) < 2:
         yield from (function(*task) for task in tasks)
         return
-    context = multiprocessing.get_context("forkserver")  # as SubprocVecEnv: no fork of a threaded process
-    with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=context) as pool:
-        yield from pool.map(function, *zip(*tasks, strict=True))
+    # forkserver, as SubprocVecEnv: no fork of a threaded process
+    with worker_pool(min(workers, len(tasks)), "forkserver") as pool:
+        yield from results([pool.submit(function, *task) for task in tasks], ordered)
 
 
 def _play_chunk(game: str, game_options: dict, teacher: str, games: int, seed: list[int],
