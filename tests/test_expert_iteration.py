@@ -104,3 +104,28 @@ def test_resume_needs_a_run_folder(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--resume", str(tmp_path)])
     assert "not an expert-iteration run folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"\xff{", "is not the JSON an expert-iteration run writes: 'utf-8' codec can't decode byte 0xff"),
+    (b"{not json", "is not the JSON an expert-iteration run writes: Expecting property name"),
+    (b"[]", "does not hold an expert-iteration run's settings: expected a JSON object with the keys game, options"),
+    (b'{"game": "lost_cities"}', "does not hold an expert-iteration run's settings"),
+])
+def test_resume_with_damaged_settings_says_so_in_one_line(tmp_path, capsys, content, message):
+    (tmp_path / "settings.json").write_bytes(content)
+    with pytest.raises(SystemExit) as stop:
+        main(["--resume", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and message in err and str(tmp_path / "settings.json") in err
+    assert err.count("\n") == 1
+
+
+def test_resume_with_a_wrong_type_in_the_settings_names_it(tmp_path, capsys):
+    settings = {"game": "lost_cities", "options": {}, "policy": "p", "search": "", "opponent": "heuristic",
+                "games": "many", "seed": 0, "epochs": 2, "learning_rate": 1e-4, "batch_size": 256}
+    (tmp_path / "settings.json").write_text(json.dumps(settings))
+    with pytest.raises(SystemExit):
+        main(["--resume", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert "games='many' is not of the type an expert-iteration run writes" in err and err.count("\n") == 1

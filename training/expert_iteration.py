@@ -66,6 +66,24 @@ class Settings:
     learning_rate: float = 1e-4
     batch_size: int = 256
 
+    @classmethod
+    def read(cls, path: Path) -> Settings:
+        """The settings a run saved in ``path``; a damaged file is a ``ValueError`` naming it."""
+        kinds = {"game": str, "options": dict, "policy": str, "search": str, "opponent": str, "games": int,
+                 "seed": int, "epochs": int, "learning_rate": (int, float), "batch_size": int}
+        try:
+            doc = json.loads(path.read_bytes().decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as error:  # a JSONDecodeError is a ValueError
+            raise ValueError(f"{path} is not the JSON an expert-iteration run writes: {error}") from None
+        if not isinstance(doc, dict) or set(doc) != set(kinds):
+            raise ValueError(f"{path} does not hold an expert-iteration run's settings: expected a JSON object with "
+                             f"the keys {', '.join(kinds)}")
+        wrong = [k for k, kind in kinds.items() if isinstance(doc[k], bool) or not isinstance(doc[k], kind)]
+        if wrong:
+            raise ValueError(f"{path}: {wrong[0]}={doc[wrong[0]]!r} is not of the type an expert-iteration run "
+                             "writes")
+        return cls(**doc)
+
     @property
     def teacher(self) -> str:
         return f"search:policy={self.policy}" + (f",{self.search}" if self.search else "")
@@ -289,7 +307,10 @@ def main(argv: Sequence[str] | None = None) -> Path:
             parser.error("--resume continues a run with its own game and search: give no game")
         if not (Path(args.resume) / "settings.json").is_file():
             parser.error(f"{Path(args.resume) / 'settings.json'} not found: not an expert-iteration run folder")
-        settings = replace(Settings(**json.loads((Path(args.resume) / "settings.json").read_text())), **given)
+        try:
+            settings = replace(Settings.read(Path(args.resume) / "settings.json"), **given)
+        except ValueError as error:
+            parser.error(str(error))
     elif not args.game:
         parser.error("give a game, or --resume OUT")
     else:
