@@ -2,11 +2,12 @@
 
 Everything here is driven only by the engine contract (``tabletop_rl.envs.core.game.Game`` / ``State``) and the
 PettingZoo env functions, so a new game gets the whole battery by calling these functions with its
-``Game`` and ``env`` / ``raw_env``; game rules enter only through the optional ``invariant`` and
-``transition`` callbacks of :func:`check_random_play`.
+``Game`` and ``env`` / ``raw_env``; game rules enter only through a :class:`Checker` (each game's is
+``tests/<game>_helpers.py: Checker``, the spec's invariants).
 
 * :func:`check_random_play` — seeded random legal games with per-step contract checks, sparse deep checks
   (clone / JSON copies replay the same future, no information leak via ``sample_hidden``) and end checks.
+* :func:`checked_random_games` — many more random games in the same time, with the game's checker only.
 * :func:`check_observations_tell_apart` — positions a seat can tell apart (by a fact list written from the
   spec) give it different observations, positions it cannot the same.
 * :func:`check_determinism` — same seed and actions, same trajectory; different seeds, different deals.
@@ -15,7 +16,8 @@ PettingZoo env functions, so a new game gets the whole battery by calling these 
 * :func:`check_env_api` — PettingZoo ``api_test`` / ``seed_test`` / ``render_test``, pickling, masks,
   infos and rewards of the AEC adapter, steps after the end.
 * :func:`check_global_state` — ``State.global_state()`` and the env's ``state()`` / ``state_space``:
-  bounded, deterministic, carrying the hidden information, the same for every agent.
+  bounded, deterministic, carrying the hidden information, the same for every agent
+  (:func:`check_env_state`: the env half alone).
 * :func:`golden_playthrough` / :func:`assert_matches_golden` — a seeded game as text, compared with a
   stored file; ``TABLETOP_REGEN_GOLDEN=1 python -m pytest tests -k golden`` rewrites the files.
 """
@@ -32,7 +34,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pettingzoo
@@ -44,8 +46,18 @@ from tabletop_rl.envs.core.game import TERMINAL, Game, State
 from tabletop_rl.envs.core.layout import Layout
 from tabletop_rl.envs.core.match import first_place_shares, score_margins
 
-Invariant = Callable[[State], None]
-Transition = Callable[[State, int, State], None]
+
+class Checker(Protocol):
+    """A game's rule checker (``tests/<game>_helpers.py: Checker(game, ...)``): the spec's invariants."""
+
+    def snapshot(self, state: State) -> Any:
+        """What :meth:`transition` needs of the position before an action (a clone, or less)."""
+
+    def position(self, state: State) -> None:
+        """Check one position (any: also terminal states and ``sample_hidden`` results)."""
+
+    def transition(self, before: Any, action: int, after: State) -> None:
+        """Check one step of a game; ``before`` is :meth:`snapshot` of the position before ``action``."""
 
 
 # ===================================================================== helpers
@@ -98,17 +110,15 @@ class PlayStats:
     hidden_changed: int = 0  # sample_hidden results that differed from the true state
 
 
-def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant | None = None,
-                      transition: Transition | None = None, deep_every: int = 50,
-                      horizon: int = 6) -> PlayStats:
+def check_random_play(game: Game, episodes: int, seed: int, checker: Checker | None = None,
+                      deep_every: int = 50, horizon: int = 6) -> PlayStats:
     """Play ``episodes`` uniformly random legal games and check the engine contract throughout.
 
     The layout's bounds are finite, low below high. At every position: ``current_player`` is a seat,
     ``legal_actions()`` sorted distinct ints, never empty, equal to the int8 ``action_mask()``; every seat's
     ``observation`` is float32 of ``layout.size``, finite and inside ``layout.bounds()``;
-    ``invariant(state)`` passes (game rules, also applied to terminal states and to every ``sample_hidden``
-    result). After every action,
-    ``transition(before, action, after)`` passes (``before`` is a clone, only taken if given).
+    ``checker.position(state)`` passes (game rules, also applied to terminal states and to every
+    ``sample_hidden`` result). After every action, ``checker.transition(before, action, after)`` passes.
 
     Every ``deep_every`` decisions: ``clone()`` and ``State.from_json(to_json())`` are equal to the
     state, play the same ``horizon`` actions to the same result as the original, and mutating the clone
@@ -132,20 +142,20 @@ def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant
         script: list[int] = []  # actions already played on copies in a deep check
         expected: State | None = None  # where a copy ended up after the script
         while True:
-            _check_position(state, low, high, invariant)
+            _check_position(state, low, high, checker)
             if state.is_terminal():
                 break
             if not script and deep_every and stats.decisions % deep_every == 0:
-                _check_no_leak(state, rng, invariant, stats)
+                _check_no_leak(state, rng, checker, stats)
                 _check_fresh_copies(state)
                 _check_descriptions(state)
                 script, expected = _play_copies(state, rng, horizon)
                 stats.deep_checks += 1
             action = script.pop(0) if script else random_action(state, rng)
-            before = state.clone() if transition else None
+            before = checker.snapshot(state) if checker else None
             state.apply_action(action)
-            if transition:
-                transition(before, action, state)
+            if checker:
+                checker.transition(before, action, state)
             decisions += 1
             stats.decisions += 1
             if expected is not None and not script:
@@ -155,11 +165,32 @@ def check_random_play(game: Game, episodes: int, seed: int, invariant: Invariant
                 assert state.legal_actions() == expected.legal_actions()
                 expected = None
         _check_end(state)
-        _check_no_leak(state, rng, invariant, stats)  # hidden information may remain after the end
+        _check_no_leak(state, rng, checker, stats)  # hidden information may remain after the end
         stats.episodes += 1
         stats.truncated += state.is_truncated()
         stats.longest = max(stats.longest, decisions)
     return stats
+
+
+def checked_random_games(game: Game, episodes: int, seed: int, checker: Checker) -> list[tuple[State, int]]:
+    """``episodes`` uniformly random legal games with ``checker.position`` on every position and
+    ``checker.transition`` after every action, and none of :func:`check_random_play`'s contract checks (so
+    many more games in the same time); each game's final state and number of decisions."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(episodes):
+        state = game.new_initial_state(int(rng.integers(2**63)))
+        decisions = 0
+        checker.position(state)
+        while not state.is_terminal():
+            action = random_action(state, rng)
+            before = checker.snapshot(state)
+            state.apply_action(action)
+            checker.transition(before, action, state)
+            checker.position(state)
+            decisions += 1
+        out.append((state, decisions))
+    return out
 
 
 def _check_bounds(layout: Layout) -> None:
@@ -169,7 +200,7 @@ def _check_bounds(layout: Layout) -> None:
             f"field {f.name} has bounds [{f.low}, {f.high}]; they must be finite, low below high"
 
 
-def _check_position(state: State, low: np.ndarray, high: np.ndarray, invariant: Invariant | None) -> None:
+def _check_position(state: State, low: np.ndarray, high: np.ndarray, checker: Checker | None) -> None:
     game = state.game
     legal = state.legal_actions()
     mask = state.action_mask()
@@ -193,8 +224,8 @@ def _check_position(state: State, low: np.ndarray, high: np.ndarray, invariant: 
         outside = np.flatnonzero(~((obs >= low) & (obs <= high)))  # NaN counts as outside
         assert outside.size == 0, f"observation({p}) outside the layout bounds at {_where(game, outside)}: " \
             f"{obs[outside[:8]].tolist()}"
-    if invariant:
-        invariant(state)
+    if checker:
+        checker.position(state)
 
 
 def _check_end(state: State) -> None:
@@ -237,7 +268,7 @@ def _play_copies(state: State, rng: np.random.Generator, horizon: int) -> tuple[
     return actions, clone
 
 
-def _check_no_leak(state: State, rng: np.random.Generator, invariant: Invariant | None,
+def _check_no_leak(state: State, rng: np.random.Generator, checker: Checker | None,
                    stats: PlayStats) -> None:
     """Resampling what seat p cannot see changes nothing p observes."""
     snapshot = state.to_json()
@@ -255,8 +286,8 @@ def _check_no_leak(state: State, rng: np.random.Generator, invariant: Invariant 
         if state.current_player == p:
             assert sample.legal_actions() == state.legal_actions(), \
                 f"information leak: player {p}'s legal actions depend on hidden information"
-        if invariant:
-            invariant(sample)
+        if checker:
+            checker.position(sample)
         stats.hidden_changed += _position(sample) != position
         # Search agents rely on this: what sample_hidden returns depends on p's information and the
         # generator only, never on the true hidden cards (sort the unseen pool before shuffling it).
@@ -590,9 +621,7 @@ def check_global_state(game: Game, episodes: int, seed: int, deep_every: int = 1
     was leaves the vector too. The stats let a game assert more (e.g. ``hidden_changed == resamples_moved``:
     every hidden fact is in the vector).
 
-    Env, over ``env_episodes`` random games of the wrapped and the raw env: ``state_space`` is the layout's
-    Box; ``state()`` equals the engine's global state, lies in ``state_space`` and is the same whichever
-    agent is selected; PettingZoo's ``state_test`` checks pass without a warning.
+    Env: :func:`check_env_state` over ``env_episodes`` games.
     """
     layout = game.state_layout
     _check_bounds(layout)
@@ -614,9 +643,18 @@ def check_global_state(game: Game, episodes: int, seed: int, deep_every: int = 1
             state.apply_action(random_action(state, rng))
             decisions += 1
     assert stats.hidden_changed > 0, "no resample of the hidden information ever changed the global state"
-    for wrapped in (True, False):
-        _check_env_state(envs.make(game.name, wrapped=wrapped, **game.options), env_episodes, seed, low, high)
+    check_env_state(game, env_episodes, seed)
     return stats
+
+
+def check_env_state(game: Game, episodes: int, seed: int) -> None:
+    """The env half of :func:`check_global_state` (alone for a game where nothing is hidden), over ``episodes``
+    random games of the wrapped and the raw env: ``state_space`` is the layout's Box; ``state()`` equals the
+    engine's global state, lies in ``state_space`` and is the same whichever agent is selected; PettingZoo's
+    ``state_test`` checks pass without a warning."""
+    low, high = game.state_layout.bounds()
+    for wrapped in (True, False):
+        _check_env_state(envs.make(game.name, wrapped=wrapped, **game.options), episodes, seed, low, high)
 
 
 def _checked_global_state(state: State, low: np.ndarray, high: np.ndarray) -> np.ndarray:

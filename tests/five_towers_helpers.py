@@ -1,4 +1,5 @@
-"""Reference rules and scenario builders for the Five Towers tests (``docs/rules/five_towers.md``).
+"""Reference rules, the invariant checker and scenario builders for the Five Towers tests
+(``docs/rules/five_towers.md``).
 
 The reference functions are written from the spec, not from the engine: F20 as its pseudo-code, F23 by
 brute force over every order of every type's cards, F24/F25 by brute force over every tear-down option
@@ -14,6 +15,8 @@ from collections import Counter
 from functools import cache
 from itertools import combinations, permutations
 from typing import Any
+
+import numpy as np
 
 from tabletop_rl.envs.core.game import State
 from tabletop_rl.envs.five_towers import Game
@@ -152,15 +155,20 @@ def expected_legal(state: State) -> list[int]:
     return legal
 
 
-def ref_score(towers: list[list[int]], rubble: int) -> int:
+def ref_towers_score(towers: list[list[int]], rubble: int) -> int:
     """F27 written out: base (doubled under a 0) + tallest tower − triangular rubble."""
     heights = [len(t) for t in towers if t]
     base = sum(len(t) * (2 if t[-1] == 0 else 1) for t in towers if t)
     return base + max(heights, default=0) - rubble * (rubble + 1) // 2
 
 
-def conservation(state: State) -> Counter:
-    """F36: every card's zone, counted per kind."""
+def ref_score(state: State, player: int) -> int:
+    """F27: ``player``'s score, from its towers and rubble."""
+    return ref_towers_score(state.towers[player], len(state.rubble[player]))
+
+
+def check_conservation(state: State) -> None:
+    """F36: every card is in exactly one zone, as many copies of each kind as the deck holds (F3)."""
     count = Counter(state.draw)
     for s in range(state.k):
         if state.status[s] in (0, 1):  # in the display or taken; placed cards are in a tower
@@ -171,7 +179,123 @@ def conservation(state: State) -> Counter:
         for t, tower in enumerate(state.towers[p]):
             count.update(kind(t, v) for v in tower)
         count.update(state.rubble[p])
-    return count
+    expected = dict(enumerate(multiplicity(state.num_players)))
+    assert count == expected, f"F36: cards are not conserved: extra {dict(count - Counter(expected))}, " \
+        f"missing {dict(Counter(expected) - count)}"
+
+
+# ===================================================================== invariants (§9)
+class Checker:
+    """§9 invariants. ``position`` looks at one state (also every ``sample_hidden`` result); ``transition``
+    follows one game and checks each round against its start (F38–F40, F42, F43)."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.n = game.num_players
+        self.options = game.options
+        self.live: State | None = None
+        self.rounds_checked = 0
+
+    @staticmethod
+    def snapshot(state: State) -> State:
+        return state.clone()
+
+    # ----------------------------------------------------------------- one position
+    def position(self, s: State) -> None:
+        check_conservation(s)
+        zs = self.options["zero_starts_tower"]
+        for p in range(self.n):
+            for t, tower in enumerate(s.towers[p]):  # F37
+                below = None
+                for i, v in enumerate(tower):
+                    assert ref_can_place(below, v, zs), f"F37: tower {t} of player {p}: {tower}"
+                    assert v != 0 or i == len(tower) - 1, f"F37: a 0 inside tower {tower}"
+                    below = v
+                if s.blocked[p][t]:
+                    assert not tower and not self.options["rebuild_removed_tower"], "F15: blocked tower"
+            assert all(k % 16 for k in s.rubble[p]), f"F38: a 0 in the rubble {s.rubble[p]}"
+            assert s.score(p) == ref_score(s, p), "F44: score"
+        legal = s.legal_actions()
+        obs = self.game.layout.unpack(s.observation(0))
+        assert np.array_equal(obs["unseen"], np.bincount(s.draw, minlength=80)), "F31: unseen counts"
+        assert np.allclose(obs["score"], np.array(s.scores()) / 100), "F27: score field"
+        if s.is_terminal():
+            left = len(s.draw)
+            assert left == 0 or (not self.options["final_partial_round"] and 1 <= left <= 4), "F42: draw pile"
+            assert s.round <= self.game.max_rounds, "F29: too many rounds"
+            return
+        assert legal == expected_legal(s), f"F25: {s.phase} mask {legal} != {expected_legal(s)}\n{s}"
+        if s.phase == "bid":
+            assert s.current_player == (s.start + s.bid_pos) % self.n, "F10: bidding order"
+        else:
+            assert s.current_player == s.winner and s.take_n == s.high >= 1, "F13: the winner builds N = H"
+        if self.options["auto_resolve_forced"]:
+            assert len(legal) >= 2, "F35: a forced decision was exposed"
+
+    # ----------------------------------------------------------------- one step
+    def transition(self, before: State, a: int, after: State) -> None:
+        if after is not self.live:  # a new game (the live state object changes)
+            self.live, self.round_start = after, before
+            self.wins = [0] * self.n
+            self.pass1_taken = 0
+            self.decisions = 0
+        assert after.pass_no >= before.pass_no, "F42: back to pass 1"
+        for p in range(self.n):
+            assert after.rubble[p][:len(before.rubble[p])] == before.rubble[p], "F38: rubble only grows"
+            for t, tower in enumerate(before.towers[p]):
+                if tower and tower[-1] == 0:
+                    assert after.towers[p][t] == tower, "F37: a sealed tower changed"
+        self.decisions += 1
+        if before.phase == "bid":  # F39
+            p = before.current_player
+            assert before.bids[p] == -1, "F39: a second opportunity in one round"
+            assert a == 0 or before.high < a <= before.k, "F39: bids strictly increase, at most k"
+        if after.round == before.round and not after.is_terminal():
+            if not self.options["auto_resolve_forced"] and before.phase == "bid" and a == before.k:
+                assert after.phase == "teardown" and after.winner == before.current_player, "F12"
+            return
+        self._round_end(before, a, after)
+
+    def _round_end(self, before: State, a: int, after: State) -> None:
+        """F38, F40, F42, F43 when a round (or the game) ended with this step."""
+        g, start = self.game, self.round_start
+        assert self.decisions <= self.n + 11, "F29: too many decisions in one round"
+        self.decisions = 0
+        if not self.options["auto_resolve_forced"]:  # every decision seen: check the round itself
+            if before.phase == "bid":  # F13: nobody bid
+                assert a == 0 and before.high == 0
+                assert after.towers == start.towers and after.rubble == start.rubble
+                winner, taken = -1, 0
+            else:
+                assert before.phase == "place"
+                winner, taken, tore = before.winner, before.take_n, before.teardown > 0
+                self.wins[winner] += 1
+                cards = [sum(map(len, s.towers[winner])) for s in (start, after)]
+                assert cards[1] == cards[0] - tore + taken, "F40: the winner's tower cards"
+                grown = len(after.rubble[winner]) - len(start.rubble[winner])
+                assert grown == tore, "F38: at most one rubble card per round, from a tear-down"
+                for p in range(self.n):
+                    if p != winner:
+                        assert (after.towers[p], after.rubble[p]) == (start.towers[p], start.rubble[p]), "F40"
+                    assert len(after.rubble[p]) <= self.wins[p], "F38: rubble > rounds won"
+            if after.pass_no == start.pass_no and after.round == start.round + 1:  # no reshuffle between
+                assert sum(after.discard) == sum(start.discard) + start.k - taken, "F40: the discard pile"
+            if start.pass_no == 1:
+                self.pass1_taken += taken
+        if before.pass_no == 1 and after.pass_no == 2:  # F42: the reshuffle ends pass 1
+            if self.options["reshuffle_includes_last_round"]:
+                assert before.round == g.deck_size // 5, "F42: pass 1 lasts deck/5 rounds"
+                if not self.options["auto_resolve_forced"] and not after.is_terminal():
+                    assert len(after.draw) + after.k == g.deck_size - self.pass1_taken, "F42: P2"
+            else:
+                assert after.round == g.deck_size // 5, "F42: pass 1 lasts deck/5 rounds"
+        if not after.is_terminal():
+            assert after.start == (after.first_player + after.round - 1) % self.n, "F43: start player"
+            assert after.round <= g.max_rounds, "F29"
+            if after.pass_no == 1:
+                assert len(after.draw) == g.deck_size - 5 * after.round, "F9: pass 1 reveals five per round"
+        self.round_start = after.clone()
+        self.rounds_checked += 1
 
 
 # ===================================================================== scenario builder
@@ -217,7 +341,7 @@ def build(options: dict[str, Any] | None = None, *, display: list[int], towers: 
         round=round_, pass_no=pass_no, towers=tower_lists, rubble=rubble_lists,
         blocked=[[t in (blocked or {}).get(p, []) for t in range(5)] for p in range(n)], history=[])
     state = State.from_json(json.dumps(d))
-    assert sum(conservation(state).values()) == sum(mult)
+    check_conservation(state)
     return state
 
 
@@ -225,6 +349,20 @@ def play(state: State, *names: str) -> State:
     """Apply actions given by name (``"bid 2"``, ``"take slot 0"``…), checking each is legal; the state."""
     for name in names:
         state.apply_action(state.string_to_action(name))
+    return state
+
+
+FEASIBILITY_TOWERS = {0: {CANDY: [10], SCARY: [7, 0], TREE: [12, 8, 3]}}
+FEASIBILITY_DISPLAY = [kind(TREE, 11), kind(CANDY, 9), kind(TREE, 6), kind(SCARY, 2), kind(SAND, 4)]
+
+
+def feasibility(options=None, bid=None):
+    """The §5 worked-feasibility position, 2 players, p = seat 0 to bid first; with ``bid``, p wins it."""
+    state = build(options, display=FEASIBILITY_DISPLAY, towers=FEASIBILITY_TOWERS)
+    if bid is not None:
+        play(state, f"bid {bid}")
+        if state.phase == "bid":
+            play(state, "pass")
     return state
 
 

@@ -1,4 +1,5 @@
-"""Scenario builders for the Lost Cities rule tests (``docs/rules/lost_cities.md``).
+"""Reference rules, the invariant checker and scenario builders for the Lost Cities tests
+(``docs/rules/lost_cities.md``).
 
 Positions are made only through the public API: take ``to_json()`` of a real state, rewrite its
 ``"state"`` dict and load it with ``State.from_json``. The builder keeps every card in exactly one zone
@@ -9,6 +10,7 @@ goes to the *bottom* of the discard piles of its colour, so the tops a scenario 
 from __future__ import annotations
 
 import json
+from functools import cache
 from itertools import combinations
 from typing import Any
 
@@ -16,11 +18,12 @@ import numpy as np
 
 from tabletop_rl.envs.core.game import State
 from tabletop_rl.envs.lost_cities import Game
-from tabletop_rl.envs.lost_cities.game import MAX_TURNS_PER_ROUND
+from tabletop_rl.envs.lost_cities.game import CARD_STEP, DRAW_STEP, MAX_TURNS_PER_ROUND
 
 COLOURS = ("yellow", "blue", "white", "green", "red", "purple")  # L2
 YELLOW, BLUE, WHITE, GREEN, RED, PURPLE = range(6)
 HAND = 8  # L6, L15
+MAX_EXTRA_ROUNDS = 5  # L27
 
 
 def kind(colour: int, card: int | str) -> int:
@@ -40,13 +43,39 @@ def is_wager(k: int) -> bool:
     return k % 10 == 0
 
 
-def reference_score(column: list[int]) -> int:
+@cache
+def multiplicity(num_kinds: int) -> list[int]:
+    """L3: copies per kind, three of each wager card."""
+    return [3 if is_wager(k) else 1 for k in range(num_kinds)]
+
+
+def ref_expedition_score(column: list[int]) -> int:
     """L23 written out independently of the engine: (s − 20)·(1 + w) + 20 if n ≥ 8; 0 if empty."""
     if not column:
         return 0
     wagers = sum(is_wager(k) for k in column)
     total = sum(k % 10 + 1 for k in column if not is_wager(k))
     return (total - 20) * (1 + wagers) + (20 if len(column) >= 8 else 0)
+
+
+def ref_score(state: State, player: int) -> int:
+    """L23, L24: ``player``'s score of the round in play, from its expeditions."""
+    return sum(ref_expedition_score(column) for column in state.expeditions[player])
+
+
+def expected_legal(state: State) -> list[int]:
+    """L18–L22: the legal actions of the player to act."""
+    p, K = state.current_player, state.game.num_kinds
+    held = sorted(state.hands[p])
+    if state.step == CARD_STEP:
+        plays = []
+        for k in held:  # L19
+            numbers = [x % 10 for x in state.expeditions[p][k // 10] if x % 10]
+            if (not numbers) if k % 10 == 0 else (not numbers or k % 10 > max(numbers)):
+                plays.append(k)
+        return plays + [K + k for k in held]  # L20: every held kind may be discarded
+    # L21, L22: the deck always, every non-empty pile except the one discarded to this turn
+    return [2 * K] + [2 * K + 1 + c for c in range(state.game.n_colours) if state.piles[c] and c != state.forbidden]
 
 
 def numbers_scoring(target: int) -> list[int]:
@@ -160,17 +189,19 @@ def draw_deck(state: State) -> None:
     state.apply_action(2 * state.game.num_kinds)  # DRAW_DECK is action 2K (L36)
 
 
-def check_conservation(state: State, d: dict[str, Any] | None = None) -> None:
-    """L39: every kind's copies over draw pile, hands, piles and expeditions equal its multiplicity."""
-    d = d or state_dict(state)
+def check_conservation(state: State) -> None:
+    """L39: every kind's copies over draw pile, hands, piles and expeditions equal its multiplicity (L3)."""
     K = state.game.num_kinds
-    counts = np.zeros(K, np.int64)
-    zones = [d["deck"], *d["hands"], *d["piles"], *(col for exp in d["expeditions"] for col in exp)]
-    for zone in zones:
+    counts = [0] * K
+    for zone in (state.deck, *state.piles, *state.expeditions[0], *state.expeditions[1]):
         for k in zone:
             counts[k] += 1
-    expected = np.array([3 if is_wager(k) else 1 for k in range(K)])
-    assert (counts == expected).all(), f"card conservation broken: {counts - expected}"
+    for hand in state.hands:
+        for k, n in hand.items():
+            counts[k] += n
+    expected = multiplicity(K)
+    assert counts == expected, \
+        f"L39: cards are not conserved: {[c - e for c, e in zip(counts, expected, strict=True)]}"
 
 
 def expected_observation(state: State, player: int, d: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
@@ -195,7 +226,7 @@ def expected_observation(state: State, player: int, d: dict[str, Any] | None = N
     if running:
         step[d["step"]] = 1
         forbidden[1 + d["forbidden"]] = 1
-    live = [sum(reference_score(col) for col in d["expeditions"][p]) for p in (0, 1)] if d["round_open"] \
+    live = [sum(ref_expedition_score(col) for col in d["expeditions"][p]) for p in (0, 1)] if d["round_open"] \
         else [0, 0]
     known_opp = np.array(d["known"][opp], np.float32)
     return {
@@ -231,6 +262,125 @@ def check_observation(state: State, player: int, d: dict[str, Any] | None = None
     if not np.allclose(got, want, rtol=1e-6, atol=1e-7):
         wrong = [f.name for f in layout if not np.allclose(got[f.slice], want[f.slice], rtol=1e-6, atol=1e-7)]
         raise AssertionError(f"observation of seat {player} differs from the position in fields {wrong}")
+
+
+# ===================================================================== invariants (§9)
+class Checker:
+    """§9 invariants. ``position`` looks at one state only (it also vets ``sample_hidden`` results);
+    ``transition`` follows one played game step by step and recomputes every change independently."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.K = game.num_kinds
+        self.deck_action = 2 * self.K
+        self.pile_draws = 0  # this round's draws from discard piles (L43)
+        self.from_pile: list[set[int]] = [set(), set()]  # number kinds taken from a pile, still held (L47)
+
+    @staticmethod
+    def snapshot(state: State) -> State:
+        return state.clone()
+
+    # ----------------------------------------------------------------- one position
+    def position(self, s: State) -> None:
+        check_conservation(s)
+        for q in (0, 1):  # L47: known cards are a true lower bound
+            held = s.hands[q]
+            assert all(n <= held.get(k, 0) for k, n in enumerate(s.known[q]) if n), f"L47: known[{q}]"
+        sizes = [sum(h.values()) for h in s.hands]
+        if s.is_terminal():
+            assert sizes == [8, 8], f"L40: hands {sizes} at the end"
+            return
+        p = s.current_player
+        assert sizes[p] == (8 if s.step == CARD_STEP else 7) and sizes[1 - p] == 8, f"L40: hands {sizes}"
+        assert s.deck, "L43: the draw pile is empty at a decision"
+        assert s.legal_actions() == expected_legal(s), "L18–L22, L44, L45: wrong legal actions"
+
+    # ----------------------------------------------------------------- one step
+    def transition(self, before: State, a: int, after: State) -> None:
+        g, K = self.game, self.K
+        p = before.current_player
+        if before.turn == 0 and before.step == CARD_STEP:  # first decision of a round (L7, L8, L9)
+            self.pile_draws, self.from_pile = 0, [set(), set()]
+            assert p == before.starter and not any(map(any, before.known)), "L7: round start"
+            if before.round == 1 and g.options["first_player"] != "random":
+                assert p == g.options["first_player"], "L8"
+        hands = [dict(h) for h in before.hands]
+        piles = [list(x) for x in before.piles]
+        expeditions = [[list(col) for col in exp] for exp in before.expeditions]
+        known = [list(x) for x in before.known]
+        deck = list(before.deck)
+        if a < 2 * K:  # card step (L12)
+            card = a % K
+            c = card // 10
+            hands[p][card] -= 1
+            known[p][card] = max(0, known[p][card] - 1)  # L33
+            self.from_pile[p].discard(card)
+            column = expeditions[p][c] if a < K else piles[c]
+            column.append(card)
+            ranks = [k % 10 for k in column]
+            wagers = ranks.count(0)
+            if a < K:  # L41: 0–3 wagers, then strictly increasing numbers
+                assert ranks[:wagers] == [0] * wagers and wagers <= 3 and 0 not in ranks[wagers:] \
+                    and ranks[wagers:] == sorted(set(ranks[wagers:])), f"L41: column {column}"
+            assert all(k // 10 == c for k in column), f"L41, L42: {column} in colour {c}"
+            assert after.current_player == p and after.step == DRAW_STEP, "L11: the same player draws"
+            assert after.forbidden == (-1 if a < K else c), "L21, L44: forbidden pile after the card step"
+            assert after.turn == before.turn
+        else:  # draw step (L13, L14)
+            if a == self.deck_action:
+                card = deck.pop()
+            else:
+                card = piles[a - self.deck_action - 1].pop()
+                known[p][card] += 1  # L33
+                self.pile_draws += 1
+                if card % 10:
+                    self.from_pile[p].add(card)
+            hands[p][card] = hands[p].get(card, 0) + 1
+            if not deck:  # L14b: the round ends at once
+                assert before.turn + 1 == g.initial_draw_pile + self.pile_draws, "L43: round length"
+                self._check_round_end(before, after)
+                return
+            if before.turn + 1 == g.turn_cap:  # L14c, L29, L50
+                assert after.is_terminal() and after.is_truncated(), "L50: the cap must truncate"
+                assert after.cumulative == before.cumulative and after.round_scores == before.round_scores, \
+                    "L29: a truncated round is not scored"
+            else:
+                assert not after.is_terminal() and (after.current_player, after.step) == (1 - p, CARD_STEP), \
+                    "L14d: the other player starts a turn"
+            assert after.turn == before.turn + 1, "L14a"
+        assert {k: n for k, n in hands[p].items() if n} == after.hands[p], "hand change"
+        assert after.hands[1 - p] == before.hands[1 - p]
+        assert after.piles == piles, "L42: a pile changes by one push or one pop"
+        assert after.expeditions == expeditions, "L41: expeditions only grow"
+        assert after.deck == deck
+        assert len(deck) == g.initial_draw_pile - (after.turn - self.pile_draws), "L43: draw pile size"
+        assert after.known == known, "L33: known-card bookkeeping"
+        for q in (0, 1):  # L47: for number kinds the bound is exact
+            numbers = {k for k, n in enumerate(after.known[q]) if n and k % 10}
+            assert numbers == self.from_pile[q], f"L47: known[{q}] number kinds {numbers}"
+
+    def _check_round_end(self, before: State, after: State) -> None:
+        """L23–L27, L46, L49: score the round, then the next round or the end of the match."""
+        o = self.game.options
+        scores = [ref_score(before, p) for p in (0, 1)]
+        cumulative = [before.cumulative[p] + scores[p] for p in (0, 1)]
+        assert after.round_scores == [*before.round_scores, scores], "L24, L26: round scores"
+        assert after.cumulative == cumulative, "L46: cumulative = sum of the round scores"
+        tied = cumulative[0] == cumulative[1]
+        extra = o["match_tie"] == "extra_rounds" and tied and before.extra_rounds < MAX_EXTRA_ROUNDS
+        if before.round >= o["rounds"] and not extra:  # L27
+            assert after.is_terminal() and not after.is_truncated(), "L27: the match ends"
+            assert after.round == before.round == o["rounds"] + after.extra_rounds
+            return
+        assert after.round == before.round + 1 and after.extra_rounds == max(0, after.round - o["rounds"])
+        if o["next_round_starter"] == "cumulative_leader" and not tied:  # L9
+            starter = 0 if cumulative[0] > cumulative[1] else 1
+        else:
+            starter = 1 - before.starter
+        assert after.starter == after.current_player == starter, "L9, L37: starter of the next round"
+        assert after.step == CARD_STEP and after.turn == 0 and after.forbidden == -1, "L7"
+        assert not any(after.piles) and not any(map(any, after.expeditions)), "L7: empty table"
+        assert len(after.deck) == self.game.initial_draw_pile, "L6"
 
 
 # ===================================================================== information (L30–L34)

@@ -88,15 +88,20 @@ def ref_palace(palace: tuple[int, ...]) -> int | None:
     floors = [floor(t) for t in palace]
     if not palace or floors != sorted(set(floors)) or len(palace) > 5:
         return None
-    return ref_score(list(palace))
+    return ref_palace_score(list(palace))
 
 
-def ref_score(palace: list[int]) -> int:
+def ref_palace_score(palace: list[int]) -> int:
     """P61."""
     t = len(palace)
     w = sum(windows(x) for x in palace)
     mono = len({material(x) for x in palace}) == 1
     return {1: -5, 2: 0, 3: w + 3 * mono, 4: w + 3 + 3 * mono, 5: w + 6 + 6 * mono}[t]
+
+
+def ref_score(state: State, player: int) -> int:
+    """P62: ``player``'s score, the sum of its palaces' scores (each palace satisfying I5)."""
+    return sum(ref_palace(tuple(palace)) for palace in state.palaces[player])
 
 
 @lru_cache(maxsize=1 << 16)
@@ -245,17 +250,13 @@ def tile_places(s: State) -> list[int]:
     return seen
 
 
-def snapshot(s: State) -> SimpleNamespace:
-    """What :meth:`PalazzoChecker.transition` reads of the state before a step, much cheaper than a clone."""
-    return SimpleNamespace(
-        decision=s.decision, current_player=s.current_player, active=s.active, turn=s.turn, mb=s.mb,
-        where=list(s.where), stack_sizes=[len(x) for x in s.stacks], quarries=[list(q) for q in s.quarries],
-        pay_last=s.pay_last, step_units=s.step_units, selected=list(s.selected), first_pick=s.first_pick,
-        pickers=len(s.pickers), high=s.high, pay_value=s.pay_value, known=[list(k) for k in s.known],
-        unknown=[sum(h) - sum(k) for h, k in zip(s.hands, s.known, strict=True)])
+def check_conservation(s: State) -> None:
+    """I1: all the money is somewhere; I3: every tile is in exactly one place."""
+    assert money_locations(s) == COPIES, "I1: money is not conserved"
+    assert tile_places(s) == [1] * 48, "I3: a tile is not in exactly one place"
 
 
-class PalazzoChecker:
+class Checker:
     """§13 invariants. ``position`` checks one state (also every ``sample_hidden`` result), ``transition``
     one step of a game (I6–I9, I11, I17, P70a). Masks are compared with :func:`expected_legal` everywhere."""
 
@@ -272,13 +273,22 @@ class PalazzoChecker:
         self.positions = self.transitions = 0
         self.seen_decisions: set[int] = set()
 
+    @staticmethod
+    def snapshot(s: State) -> SimpleNamespace:
+        """What :meth:`transition` reads of the state before a step, much cheaper than a clone."""
+        return SimpleNamespace(
+            decision=s.decision, current_player=s.current_player, active=s.active, turn=s.turn, mb=s.mb,
+            where=list(s.where), stack_sizes=[len(x) for x in s.stacks], quarries=[list(q) for q in s.quarries],
+            pay_last=s.pay_last, step_units=s.step_units, selected=list(s.selected), first_pick=s.first_pick,
+            pickers=len(s.pickers), high=s.high, pay_value=s.pay_value, known=[list(k) for k in s.known],
+            unknown=[sum(h) - sum(k) for h, k in zip(s.hands, s.known, strict=True)])
+
     # ----------------------------------------------------------------- one position
     def position(self, s: State) -> None:
         n, o = self.n, self.options
         self.positions += 1
-        assert money_locations(s) == COPIES, "I1: money is not conserved"
+        check_conservation(s)
         assert s.x3_out == (s.in_auction and not s.passed[s.active]), "I2: X3"
-        assert tile_places(s) == [1] * 48, "I3: a tile is not in exactly one place"
         assert all(t in s.supply for t in s.selected), "I3: selected tiles stay on the supply until paid"
         riders = s.stacks[2].count(RIDER)
         assert riders + s.riders == 5 and RIDER not in s.stacks[0] + s.stacks[1], "I4: riders"
@@ -287,7 +297,7 @@ class PalazzoChecker:
             scores = [ref_palace(tuple(pal)) for pal in s.palaces[p]]
             assert None not in scores, f"I5: palaces {s.palaces[p]}"
             assert all(x in (-5, 0) or 3 <= x <= 27 for x in scores), "I14"
-            assert s.score(p) == sum(scores), "P62: score"
+            assert s.score(p) == ref_score(s, p), "P62: score"
             assert all(map(le, s.known[p], s.hands[p])) and min(s.known[p]) >= 0, "I15: K_q ⊆ hand_q"
             assert sum(s.hands[p]) - sum(s.known[p]) <= 4, "P70a: only dealt cards are unknown"
             if s.passed[p]:
@@ -317,17 +327,17 @@ class PalazzoChecker:
             assert len(legal) >= 2, f"I16: a forced {s.phase} was exposed"
 
     def _check_observation(self, s: State) -> None:
-        """The public vector equals one rebuilt from scratch; each seat's view holds its hand, the others'
-        known cards rotated, the cards it cannot locate, and the tiles where they are (P68–P70b)."""
-        rebuilt = s.clone()
-        rebuilt._rebuild_pub()
-        assert np.array_equal(rebuilt._pub, s._pub), "the incrementally kept observation drifted"
+        """Each seat's observation equals the one a copy loaded from JSON writes from scratch, and holds its
+        hand, the others' known cards rotated, the cards it cannot locate, and the tiles where they are
+        (P68–P70b)."""
+        rebuilt = State.from_json(s.to_json())
         layout, n = self.game.layout, self.n
         low, high = self.bounds
         removed_public = self.options["removed_tiles_public"]
         hands, known = np.array(s.hands), np.array(s.known)
         for p in range(n):
             obs = s.observation(p)
+            assert np.array_equal(rebuilt.observation(p), obs), "the incrementally kept observation drifted"
             assert np.all((obs >= low) & (obs <= high)), "observation outside its bounds"
             f = layout.unpack(obs)
             order = [(p + i) % n for i in range(n)]  # row i of a seat field is the seat i places to p's left
@@ -350,7 +360,7 @@ class PalazzoChecker:
 
     # ----------------------------------------------------------------- one step
     def transition(self, before: SimpleNamespace, a: int, after: State) -> None:
-        """``before`` is a :func:`snapshot` of the state before action ``a``."""
+        """``before`` is a :meth:`snapshot` of the state before action ``a``."""
         n, o = self.n, self.options
         self.transitions += 1
         if after is not self.live:  # a new game
@@ -478,7 +488,7 @@ def build(options: dict[str, Any] | None = None, *, active: int = 0, hands: dict
               turn=turn, truncated=False, display=counts(display))
     st.update(raw)
     state = State.from_json(json.dumps(d))
-    assert money_locations(state) == COPIES and tile_places(state) == [1] * 48
+    check_conservation(state)
     return state
 
 

@@ -9,7 +9,7 @@ from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import builtin_agent
 from tabletop_rl.envs.five_towers import Game, HeuristicAgent
 from tests.contract import bot_against_random
-from tests.five_towers_helpers import CANDY, SAND, SCARY, TREE, build, kind
+from tests.five_towers_helpers import SCARY, TREE, feasibility, kind
 
 
 @pytest.mark.parametrize(("n", "games", "min_share"), [(2, 40, 0.9), (4, 40, 0.7)])
@@ -44,8 +44,7 @@ def test_heuristic_is_deterministic_and_built_in():
 def test_heuristic_plans_the_worked_feasibility_round():
     """Candy [10], Scary [7, 0], Tree [12, 8, 3]; display Tree 11, Candy 9, Tree 6, Scary 2, Sand 4. The
     Tree 3 blocks both trees; the heuristic bids, tears the 3 down to reach the 8 and builds Tree 11 on it."""
-    display = [kind(TREE, 11), kind(CANDY, 9), kind(TREE, 6), kind(SCARY, 2), kind(SAND, 4)]
-    state = build(display=display, towers={0: {CANDY: [10], SCARY: [7, 0], TREE: [12, 8, 3]}})
+    state = feasibility()
     agent = HeuristicAgent(state.game, 0)
     while state.round == 1:
         p = state.current_player

@@ -12,14 +12,15 @@ import itertools
 import numpy as np
 import pytest
 
-from tabletop_rl.envs.core.canvas import legend_height
 from tabletop_rl.envs.core.game import TERMINAL
-from tabletop_rl.envs.five_towers import Game, render
+from tabletop_rl.envs.five_towers import Game
 from tabletop_rl.envs.five_towers.game import BLOCKED as ENGINE_BLOCKED
 from tabletop_rl.envs.five_towers.game import NO_TOWER, SEAT_FIELDS, can_place, longest_fit, tower_score
 from tests.five_towers_helpers import (
     BLOCKED,
     CANDY,
+    FEASIBILITY_DISPLAY,
+    FEASIBILITY_TOWERS,
     PASS,
     PLACE,
     SAND,
@@ -30,13 +31,14 @@ from tests.five_towers_helpers import (
     TEAR_NONE,
     TREE,
     build,
-    conservation,
+    check_conservation,
+    feasibility,
     kind,
     multiplicity,
     play,
     ref_can_place,
     ref_nmax,
-    ref_score,
+    ref_towers_score,
     ref_type_fits,
 )
 
@@ -47,7 +49,7 @@ def test_F3_deck_per_player_count(n, size):
     game = Game(num_players=n)
     state = game.new_initial_state(1)
     assert game.deck_size == size and sum(multiplicity(n)) == size
-    assert conservation(state) == {k: m for k, m in enumerate(multiplicity(n))}
+    check_conservation(state)  # F36: exactly the cards of F3
     assert game.num_actions == 22 and state.num_players == n  # F33, F1
 
 
@@ -111,7 +113,7 @@ def test_F27_worked_scores(name):
         assert all(ref_can_place(below, v, True) for below, v in zip([None, *values], values, strict=False))
     rubble_kinds = [kind(SCARY, 1 + i) for i in range(rubble)]
     state = build(display=[kind(SAND, 1)], towers={0: towers}, rubble={0: rubble_kinds})
-    assert state.score(0) == expected == ref_score([towers.get(t, []) for t in range(5)], rubble)
+    assert state.score(0) == expected == ref_towers_score([towers.get(t, []) for t in range(5)], rubble)
     assert tower_score([(len(v), v[-1]) for v in towers.values()], rubble) == expected
     assert state.scores() == [expected, 0]
     obs = state.game.layout.unpack(state.observation(1))
@@ -119,7 +121,7 @@ def test_F27_worked_scores(name):
 
 
 def test_F27_rubble_penalty_is_triangular():
-    assert [ref_score([], r) for r in range(6)] == [0, -1, -3, -6, -10, -15]
+    assert [ref_towers_score([], r) for r in range(6)] == [0, -1, -3, -6, -10, -15]
     assert [tower_score([], r) for r in range(6)] == [0, -1, -3, -6, -10, -15]
 
 
@@ -136,20 +138,6 @@ def test_F28_tied_players_share_the_rank_and_the_returns():
 
 
 # ===================================================================== worked feasibility (F22–F25)
-FEASIBILITY_TOWERS = {0: {CANDY: [10], SCARY: [7, 0], TREE: [12, 8, 3]}}
-FEASIBILITY_DISPLAY = [kind(TREE, 11), kind(CANDY, 9), kind(TREE, 6), kind(SCARY, 2), kind(SAND, 4)]
-
-
-def feasibility(options=None, bid=None):
-    """The §5 worked-feasibility position, 2 players, p = seat 0 to bid first; with ``bid``, p wins it."""
-    state = build(options, display=FEASIBILITY_DISPLAY, towers=FEASIBILITY_TOWERS)
-    if bid is not None:
-        play(state, f"bid {bid}")
-        if state.phase == "bid":
-            play(state, "pass")
-    return state
-
-
 def test_F24_worked_feasibility_nmax_per_tear_down_option():
     state = feasibility()
     assert state.nmax_options[0] == [2, 2, -1, 4, -1, -1]  # NONE 2, TEAR Candy 2, Scary no, TEAR Tree 4
@@ -491,7 +479,7 @@ def test_F45_shuffling_the_draw_pile_changes_no_observation():
     assert state.render_text() != other.render_text()  # only the omniscient view shows the order
 
 
-# ===================================================================== options and rendering
+# ===================================================================== options
 @pytest.mark.parametrize(("options", "name", "allowed"), [
     ({"num_players": 1}, "num_players", "2, 3, 4, 5"),
     ({"num_players": 6}, "num_players", "2, 3, 4, 5"),
@@ -513,21 +501,3 @@ def test_bad_options_name_the_option_and_the_allowed_values(options, name, allow
         Game(**options)
     message = str(error.value)
     assert "Five Towers" in message and name in message and allowed in message, message
-
-
-def test_render_text_and_picture():
-    state = feasibility(bid=4)
-    play(state, "tear down tree", "take slot 0", "take slot 1", "take slot 2", "take slot 4", "place slot 1")
-    text = state.render_text(0)
-    assert "player 0 to act: place" in text and "[0] tree 11 (taken)" in text and "(placed)" in text
-    assert "tree 12 8" in text and "rubble: tree 3" in text and "next cards" not in text
-    assert "next cards" in state.render_text()
-    image = state.render_rgb()
-    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3 and min(image.shape[:2]) > 200
-    assert len(np.unique(image.reshape(-1, 3), axis=0)) > 10
-    assert image.shape != Game(num_players=5).new_initial_state(0).render_rgb().shape  # grows with n
-    rows = legend_height(render.LEGEND, image.shape[1] - 2 * render.GAP) + render.GAP
-    legend = image[-rows:]  # the legend under the table: a swatch per type (F2) and what the marks mean
-    for t, colour in enumerate(render.TYPE_RGB):
-        assert np.all(legend == colour, axis=2).any(), f"no {render.TYPE_NAMES[t]} swatch in the legend"
-    assert any("CARD VALUE" in text for _, text in render.LEGEND)

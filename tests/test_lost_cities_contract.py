@@ -11,7 +11,7 @@ import pytest
 from tabletop_rl import envs
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.lost_cities import Game, State, env, raw_env
-from tabletop_rl.envs.lost_cities.game import CARD_STEP, COLOUR_NAMES, DRAW_STEP
+from tabletop_rl.envs.lost_cities.game import COLOUR_NAMES
 from tests.contract import (
     assert_matches_golden,
     check_bad_input,
@@ -24,156 +24,9 @@ from tests.contract import (
     golden_playthrough,
     random_playout,
 )
-from tests.lost_cities_helpers import public_changes, visible_facts
+from tests.lost_cities_helpers import MAX_EXTRA_ROUNDS, Checker, public_changes, visible_facts
 
 GOLDEN = Path(__file__).parent / "golden"
-MAX_EXTRA_ROUNDS = 5  # L27
-
-
-def column_score(column: list[int]) -> int:
-    """L23, written independently of the engine."""
-    if not column:
-        return 0
-    wagers = sum(k % 10 == 0 for k in column)
-    total = sum(k % 10 + 1 for k in column if k % 10)
-    return (total - 20) * (1 + wagers) + (20 if len(column) >= 8 else 0)
-
-
-class LostCitiesChecker:
-    """§9 invariants. ``position`` looks at one state only (it also vets ``sample_hidden`` results);
-    ``transition`` follows one played game step by step and recomputes every change independently."""
-
-    def __init__(self, game: Game):
-        self.game = game
-        self.K, self.C = game.num_kinds, game.n_colours
-        self.deck_action = 2 * self.K
-        self.pile_draws = 0  # this round's draws from discard piles (L43)
-        self.from_pile: list[set[int]] = [set(), set()]  # number kinds taken from a pile, still held (L47)
-        self.multiplicity = [3 if k % 10 == 0 else 1 for k in range(self.K)]  # L3
-
-    # ----------------------------------------------------------------- one position
-    def position(self, s: State) -> None:
-        counts = [0] * self.K  # L39: every card in exactly one zone
-        zones = [s.deck, *s.piles, *s.expeditions[0], *s.expeditions[1]]
-        for zone in zones:
-            for k in zone:
-                counts[k] += 1
-        for hand in s.hands:
-            for k, n in hand.items():
-                counts[k] += n
-        assert counts == self.multiplicity, "L39: cards are not conserved"
-        for q in (0, 1):  # L47: known cards are a true lower bound
-            held = s.hands[q]
-            assert all(n <= held.get(k, 0) for k, n in enumerate(s.known[q]) if n), f"L47: known[{q}]"
-        sizes = [sum(h.values()) for h in s.hands]
-        if s.is_terminal():
-            assert sizes == [8, 8], f"L40: hands {sizes} at the end"
-            return
-        p = s.current_player
-        assert sizes[p] == (8 if s.step == CARD_STEP else 7) and sizes[1 - p] == 8, f"L40: hands {sizes}"
-        assert s.deck, "L43: the draw pile is empty at a decision"
-        assert s.legal_actions() == self.expected_legal(s), "L18–L22, L44, L45: wrong legal actions"
-
-    def expected_legal(self, s: State) -> list[int]:
-        p, K = s.current_player, self.K
-        held = sorted(s.hands[p])
-        if s.step == CARD_STEP:
-            plays = []
-            for k in held:  # L19
-                numbers = [x % 10 for x in s.expeditions[p][k // 10] if x % 10]
-                if (not numbers) if k % 10 == 0 else (not numbers or k % 10 > max(numbers)):
-                    plays.append(k)
-            return plays + [K + k for k in held]  # L20: every held kind may be discarded
-        # L21, L22: the deck always, every non-empty pile except the one discarded to this turn
-        return [self.deck_action] + [self.deck_action + 1 + c for c in range(self.C)
-                                     if s.piles[c] and c != s.forbidden]
-
-    # ----------------------------------------------------------------- one step
-    def transition(self, before: State, a: int, after: State) -> None:
-        g, K = self.game, self.K
-        p = before.current_player
-        if before.turn == 0 and before.step == CARD_STEP:  # first decision of a round (L7, L8, L9)
-            self.pile_draws, self.from_pile = 0, [set(), set()]
-            assert p == before.starter and not any(map(any, before.known)), "L7: round start"
-            if before.round == 1 and g.options["first_player"] != "random":
-                assert p == g.options["first_player"], "L8"
-        hands = [dict(h) for h in before.hands]
-        piles = [list(x) for x in before.piles]
-        expeditions = [[list(col) for col in exp] for exp in before.expeditions]
-        known = [list(x) for x in before.known]
-        deck = list(before.deck)
-        if a < 2 * K:  # card step (L12)
-            kind = a % K
-            c = kind // 10
-            hands[p][kind] -= 1
-            known[p][kind] = max(0, known[p][kind] - 1)  # L33
-            self.from_pile[p].discard(kind)
-            column = expeditions[p][c] if a < K else piles[c]
-            column.append(kind)
-            ranks = [k % 10 for k in column]
-            wagers = ranks.count(0)
-            if a < K:  # L41: 0–3 wagers, then strictly increasing numbers
-                assert ranks[:wagers] == [0] * wagers and wagers <= 3 and 0 not in ranks[wagers:] \
-                    and ranks[wagers:] == sorted(set(ranks[wagers:])), f"L41: column {column}"
-            assert all(k // 10 == c for k in column), f"L41, L42: {column} in colour {c}"
-            assert after.current_player == p and after.step == DRAW_STEP, "L11: the same player draws"
-            assert after.forbidden == (-1 if a < K else c), "L21, L44: forbidden pile after the card step"
-            assert after.turn == before.turn
-        else:  # draw step (L13, L14)
-            if a == self.deck_action:
-                kind = deck.pop()
-            else:
-                kind = piles[a - self.deck_action - 1].pop()
-                known[p][kind] += 1  # L33
-                self.pile_draws += 1
-                if kind % 10:
-                    self.from_pile[p].add(kind)
-            hands[p][kind] = hands[p].get(kind, 0) + 1
-            if not deck:  # L14b: the round ends at once
-                assert before.turn + 1 == g.initial_draw_pile + self.pile_draws, "L43: round length"
-                self._check_round_end(before, after)
-                return
-            if before.turn + 1 == g.turn_cap:  # L14c, L29, L50
-                assert after.is_terminal() and after.is_truncated(), "L50: the cap must truncate"
-                assert after.cumulative == before.cumulative and after.round_scores == before.round_scores, \
-                    "L29: a truncated round is not scored"
-            else:
-                assert not after.is_terminal() and (after.current_player, after.step) == (1 - p, CARD_STEP), \
-                    "L14d: the other player starts a turn"
-            assert after.turn == before.turn + 1, "L14a"
-        assert {k: n for k, n in hands[p].items() if n} == after.hands[p], "hand change"
-        assert after.hands[1 - p] == before.hands[1 - p]
-        assert after.piles == piles, "L42: a pile changes by one push or one pop"
-        assert after.expeditions == expeditions, "L41: expeditions only grow"
-        assert after.deck == deck
-        assert len(deck) == g.initial_draw_pile - (after.turn - self.pile_draws), "L43: draw pile size"
-        assert after.known == known, "L33: known-card bookkeeping"
-        for q in (0, 1):  # L47: for number kinds the bound is exact
-            numbers = {k for k, n in enumerate(after.known[q]) if n and k % 10}
-            assert numbers == self.from_pile[q], f"L47: known[{q}] number kinds {numbers}"
-
-    def _check_round_end(self, before: State, after: State) -> None:
-        """L23–L27, L46, L49: score the round, then the next round or the end of the match."""
-        o = self.game.options
-        scores = [sum(column_score(col) for col in before.expeditions[p]) for p in (0, 1)]
-        cumulative = [before.cumulative[p] + scores[p] for p in (0, 1)]
-        assert after.round_scores == [*before.round_scores, scores], "L24, L26: round scores"
-        assert after.cumulative == cumulative, "L46: cumulative = sum of the round scores"
-        tied = cumulative[0] == cumulative[1]
-        extra = o["match_tie"] == "extra_rounds" and tied and before.extra_rounds < MAX_EXTRA_ROUNDS
-        if before.round >= o["rounds"] and not extra:  # L27
-            assert after.is_terminal() and not after.is_truncated(), "L27: the match ends"
-            assert after.round == before.round == o["rounds"] + after.extra_rounds
-            return
-        assert after.round == before.round + 1 and after.extra_rounds == max(0, after.round - o["rounds"])
-        if o["next_round_starter"] == "cumulative_leader" and not tied:  # L9
-            starter = 0 if cumulative[0] > cumulative[1] else 1
-        else:
-            starter = 1 - before.starter
-        assert after.starter == after.current_player == starter, "L9, L37: starter of the next round"
-        assert after.step == CARD_STEP and after.turn == 0 and after.forbidden == -1, "L7"
-        assert not any(after.piles) and not any(map(any, after.expeditions)), "L7: empty table"
-        assert len(after.deck) == self.game.initial_draw_pile, "L6"
 
 
 # ===================================================================== random play
@@ -194,9 +47,8 @@ OPTION_SETS = {  # option set → episodes: hundreds of rounds each (a 3-round m
 def test_L39_to_L50_random_play_keeps_the_contract_and_the_invariants(name):
     options, episodes = OPTION_SETS[name]
     game = Game(**options)
-    checker = LostCitiesChecker(game)
-    stats = check_random_play(game, episodes, seed=sum(map(ord, name)), invariant=checker.position,
-                              transition=checker.transition, deep_every=150)
+    checker = Checker(game)
+    stats = check_random_play(game, episodes, seed=sum(map(ord, name)), checker=checker, deep_every=150)
     assert stats.episodes == episodes and stats.decisions >= episodes * 2 * game.initial_draw_pile
     assert stats.deep_checks >= stats.decisions // 200 and stats.hidden_changed > 0
     if name == "cap_44":  # L29: random players draw from piles, so a 44-turn cap cuts most rounds
@@ -210,14 +62,14 @@ def test_L27_L49_a_match_tied_every_round_stops_after_five_extra_rounds():
     """Nobody ever plays a card: every round ends 0 : 0 (L23), so ties trigger L27's extra rounds and L9's
     tie rule picks the starter; the checker follows every step."""
     game = Game(match_tie="extra_rounds", first_player=1)
-    checker = LostCitiesChecker(game)
+    checker = Checker(game)
     state = game.new_initial_state(8)
     starters = []
     while not state.is_terminal():
         if state.turn == 0 and state.phase == "card":
             starters.append(state.current_player)
         checker.position(state)
-        before = state.clone()
+        before = checker.snapshot(state)
         legal = state.legal_actions()
         action = next(a for a in legal if a >= game.num_kinds)  # a discard, then a deck draw
         state.apply_action(action)
@@ -241,7 +93,7 @@ def test_L34_every_fact_a_seat_may_know_is_in_its_observation(options):
 def test_the_checker_can_fail():
     """A duplicated card breaks L39; a step that changes nothing is not a transition."""
     state = Game(first_player=0).new_initial_state(3)
-    checker = LostCitiesChecker(state.game)
+    checker = Checker(state.game)
     before = state.clone()
     action = state.legal_actions()[0]
     state.apply_action(action)

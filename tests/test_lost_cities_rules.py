@@ -32,7 +32,7 @@ from tests.lost_cities_helpers import (
     kind,
     last_draw,
     obs,
-    reference_score,
+    ref_expedition_score,
     state_dict,
 )
 
@@ -426,7 +426,7 @@ def test_L23_L46_score_test_vectors(row, seat):
     spec, score = TEST_VECTORS[row]
     colour = row % 5
     column = cards(colour, spec)
-    assert reference_score(column) == score  # the table agrees with the formula
+    assert ref_expedition_score(column) == score  # the table agrees with the formula
     state = build(expeditions={(seat, colour): column}, deck_size=1, step="draw", current_player=1 - seat,
                   turn=50)
     expected = [0, 0]
@@ -450,7 +450,7 @@ def test_L23_L24_worked_round_score_is_39():
     # L24: cards in hands score nothing, so give seat 0 a hand of high cards it never played.
     state = build(expeditions=WORKED_ROUND, hands=(cards(WHITE, "W 8 9 10"), None),
                   deck_size=1, step="draw", turn=44)
-    assert [reference_score(WORKED_ROUND[(0, c)]) for c in (YELLOW, BLUE, GREEN, RED)] == [-20, -17, 30, 46]
+    assert [ref_expedition_score(WORKED_ROUND[(0, c)]) for c in (YELLOW, BLUE, GREEN, RED)] == [-20, -17, 30, 46]
     assert state.provisional_scores() == [39, 0]
     draw_deck(state)
     assert state.scores() == [39, 0] and list(state.returns()) == [1, -1]
@@ -782,7 +782,7 @@ def play_random_match(options, seed, max_steps=5000):
         legal = state.legal_actions()
         mask = state.action_mask()
         assert legal and list(np.flatnonzero(mask)) == legal  # L45
-        check_conservation(state, d)  # L39
+        check_conservation(state)  # L39
         hands = [np.bincount(d["hands"][q], minlength=K) for q in (0, 1)]
         assert [h.sum() for h in hands] == [8 - (state.phase == "draw" and q == p) for q in (0, 1)]  # L40
         for exp in d["expeditions"]:  # L41
@@ -829,7 +829,7 @@ def play_random_match(options, seed, max_steps=5000):
             continue
         # L14b/L26/L46: the round ended; its score is recomputed from the final expeditions
         assert deck_draws == game.initial_draw_pile
-        ended = [sum(reference_score(col) for col in d["expeditions"][q]) for q in (0, 1)]
+        ended = [sum(ref_expedition_score(col) for col in d["expeditions"][q]) for q in (0, 1)]
         assert state.end_info()["round_scores"][-1] == ended
         assert state.scores() == [totals_before[q] + ended[q] for q in (0, 1)]
         assert state.scores() == [sum(r[q] for r in state.end_info()["round_scores"]) for q in (0, 1)]

@@ -25,10 +25,11 @@ from tests.contract import (
     check_global_state,
     check_random_play,
     check_registry,
+    checked_random_games,
     golden_playthrough,
     random_playout,
 )
-from tests.palazzo_helpers import PalazzoChecker, build, play, snapshot
+from tests.palazzo_helpers import Checker, build, play
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -51,42 +52,18 @@ BULK = {"2p": 140, "3p": 130, "4p": 110, "2p_free_order_random_stacks": 60, "3p_
         "4p_free_order_auto_price": 50, "4p_noop_reshuffle_on_empty": 40}  # 200 games per player count
 
 
-def play_random_games(game: Game, episodes: int, seed: int, checker: PalazzoChecker) -> dict[str, list[int]]:
-    """Random legal games with ``checker`` after every action; decisions and turns per game."""
-    rng = np.random.default_rng(seed)
-    lengths: dict[str, list[int]] = {"decisions": [], "turns": [], "truncated": []}
-    for _ in range(episodes):
-        state = game.new_initial_state(int(rng.integers(2**63)))
-        decisions = 0
-        while True:
-            checker.position(state)
-            if state.is_terminal():
-                break
-            legal = state.legal_actions()
-            action = legal[int(rng.integers(len(legal)))]
-            before = snapshot(state)
-            state.apply_action(action)
-            checker.transition(before, action, state)
-            decisions += 1
-        lengths["decisions"].append(decisions)
-        lengths["turns"].append(state.turn)
-        lengths["truncated"].append(state.is_truncated())
-    return lengths
-
-
 @pytest.mark.parametrize("name", OPTION_SETS)
 def test_I1_to_I17_hold_after_every_action_of_random_games(name):
     game = Game(**OPTION_SETS[name])
-    checker = PalazzoChecker(game, observation_every=40)
-    episodes = BULK[name]
-    lengths = play_random_games(game, episodes, seed=sum(map(ord, name)), checker=checker)
+    checker = Checker(game, observation_every=40)
+    games = checked_random_games(game, BULK[name], seed=sum(map(ord, name)), checker=checker)
     assert checker.seen_decisions == set(range(1, 12)), "every decision D1–D11 was met"
-    assert checker.transitions == sum(lengths["decisions"]) and checker.positions > checker.transitions
+    assert checker.transitions == sum(decisions for _, decisions in games) and checker.positions > checker.transitions
     if game.options["max_turns"] == 400:
-        assert not any(lengths["truncated"])  # P66: random games end well before the cap
-        assert min(lengths["turns"]) >= 16  # at least 16 TILES turns (P66)
+        assert not any(state.is_truncated() for state, _ in games)  # P66: random games end well before the cap
+        assert min(state.turn for state, _ in games) >= 16  # at least 16 TILES turns (P66)
     else:
-        assert any(lengths["truncated"])
+        assert any(state.is_truncated() for state, _ in games)
 
 
 @pytest.mark.parametrize("name", OPTION_SETS)
@@ -94,16 +71,15 @@ def test_contract_battery_clone_json_leaks_bounds(name):
     """tests/contract.py's random play: clone / JSON copies replay the same future, no leak through
     sample_hidden (observation, text, legal actions), bounds; with the invariants on every sample too."""
     game = Game(**OPTION_SETS[name])
-    checker = PalazzoChecker(game, observation_every=7)
-    stats = check_random_play(game, 4, seed=len(name), invariant=checker.position, deep_every=40,
-                              transition=lambda before, a, after: checker.transition(snapshot(before), a, after))
+    checker = Checker(game, observation_every=7)
+    stats = check_random_play(game, 4, seed=len(name), checker=checker, deep_every=40)
     assert stats.episodes == 4 and stats.deep_checks >= stats.decisions // 45 and stats.hidden_changed > 0
 
 
 def test_checker_catches_broken_invariants(monkeypatch):
     """The checker can fail: a duplicated card, a palace with a repeated floor, a wrong mask."""
     game = Game(num_players=2)
-    checker = PalazzoChecker(game)
+    checker = Checker(game)
     state = game.new_initial_state(3)
     checker.position(state)
     broken = state.clone()
@@ -112,7 +88,7 @@ def test_checker_catches_broken_invariants(monkeypatch):
         checker.position(broken)
     with pytest.raises(AssertionError, match="I5"):
         checker.position(build({"num_players": 2}, palaces={0: [[1, 4, 3]]}))
-    monkeypatch.setattr(State, "_legal_actions", lambda self: [1])  # an engine that only draws tiles
+    monkeypatch.setattr(State, "legal_actions", lambda self: [1])  # an engine that only draws tiles
     with pytest.raises(AssertionError, match="P72"):
         checker.position(game.new_initial_state(3))
 

@@ -43,8 +43,8 @@ from tests.palazzo_helpers import (
     money_locations,
     play,
     ref_best_pay,
+    ref_palace_score,
     ref_reach,
-    ref_score,
     tile,
     tile_action,
     unit_cards,
@@ -603,7 +603,7 @@ E1 = {"S1": ([44], -5), "S2": ([0, 15], 0), "S3": ([1, 25, 45], 6), "S4": ([32, 
 @pytest.mark.parametrize("name", E1)
 def test_E1_P61_the_rulebooks_scoring_examples(name):
     palace, score = E1[name]
-    assert palace_score(palace) == ref_score(palace) == score
+    assert palace_score(palace) == ref_palace_score(palace) == score
 
 
 def test_E1_all_seven_palaces_in_one_state_score_59():

@@ -16,18 +16,19 @@ from tabletop_rl import envs
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.torres import Game, State, env, raw_env
 from tests.contract import (
-    _check_env_state,  # the env half of check_global_state, for the master version
     assert_matches_golden,
     check_bad_input,
     check_determinism,
     check_env_api,
+    check_env_state,
     check_global_state,
     check_random_play,
     check_registry,
+    checked_random_games,
     golden_playthrough,
     random_playout,
 )
-from tests.torres_helpers import DECISIONS, Checker, build, random_games
+from tests.torres_helpers import DECISIONS, Checker, build
 
 GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,9 +55,8 @@ OPTION_SETS = {  # name → (options, episodes): every option value appears, eve
 def test_I1_to_I15_random_play_keeps_the_contract_and_the_invariants(name):
     options, episodes = OPTION_SETS[name]
     game = Game(**options)
-    checker = Checker(game, obs_every=7)
-    stats = check_random_play(game, episodes, seed=sum(map(ord, name)), invariant=checker.position,
-                              transition=checker.transition, deep_every=40)
+    checker = Checker(game, observation_every=7)
+    stats = check_random_play(game, episodes, seed=sum(map(ord, name)), checker=checker, deep_every=40)
     assert stats.episodes == episodes and stats.truncated == 0
     n = game.num_players
     assert checker.games == episodes and checker.turns_seen == episodes * n * (12 if n == 2 else 10)  # I10
@@ -68,15 +68,14 @@ def test_I1_to_I15_random_play_keeps_the_contract_and_the_invariants(name):
 def test_I1_to_I15_hundreds_of_random_games(n):
     """210 games per player count, 70 per action deck, every invariant after every action; the game
     lengths stay in a plausible band (docs/torres.md reports them)."""
-    lengths = []
+    turns = n * (12 if n == 2 else 10)
+    decisions = []
     for deck in ("common", "personal", "master"):
         game = Game(num_players=n, action_deck=deck)
-        checker = Checker(game, obs_every=25)
-        lengths += random_games(game, 70, seed=100 * n + len(deck), checker=checker)
-        assert checker.games == 70
-    turns = n * (12 if n == 2 else 10)
-    assert all(t == turns for _, t in lengths)  # I10
-    assert 5 * turns < np.mean([d for d, _ in lengths]) < 12 * turns  # decisions per turn
+        checker = Checker(game, observation_every=25)
+        decisions += [d for _, d in checked_random_games(game, 70, seed=100 * n + len(deck), checker=checker)]
+        assert checker.games == 70 and checker.turns_seen == 70 * turns  # I10: each game had all its turns
+    assert 5 * turns < np.mean(decisions) < 12 * turns  # decisions per turn
 
 
 @pytest.mark.parametrize("name", ["2p", "2p_personal", "3p_master", "4p_personal"])
@@ -84,8 +83,8 @@ def test_T70_masks_equal_the_reference_rules(name):
     """Every mask of whole random games equals ``expected_legal`` (each rule tested square by square)."""
     options, _ = OPTION_SETS[name]
     game = Game(**options)
-    checker = Checker(game, masks=True, obs_every=0)
-    random_games(game, 2, seed=7, checker=checker)
+    checker = Checker(game, masks=True, observation_every=0)
+    checked_random_games(game, 2, seed=7, checker=checker)
     assert checker.positions > 300
 
 
@@ -190,9 +189,7 @@ def test_global_state_of_the_master_version_where_nothing_is_hidden():
         assert json.loads(sample.to_json())["state"] == json.loads(state.to_json())["state"]
         assert np.array_equal(sample.global_state(), vector)
         random_playout(state, rng, 1)
-    low, high = game.state_layout.bounds()
-    for wrapped in (True, False):  # the env half of check_global_state
-        _check_env_state(envs.make("torres", wrapped=wrapped, **game.options), 1, 3, low, high)
+    check_env_state(game, 1, 3)
 
 
 def test_global_state_is_the_whole_position_in_table_order():

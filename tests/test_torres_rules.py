@@ -42,6 +42,7 @@ from tests.torres_helpers import (
     STACK,
     STACK_CURRENT,
     build,
+    edited,
     expected_legal,
     name,
     play,
@@ -201,8 +202,7 @@ def test_T25_add_knight_next_to_an_own_knight_at_its_level_or_lower():
     assert adds == {sq(0, 2), sq(1, 1), sq(2, 2), sq(2, 4), sq(3, 3), sq(3, 5), sq(4, 4)}
     play(state, "add knight (1,1)")
     assert state.ap == 3 and state.in_supply[0] == 3 and state.board.occ[sq(1, 1)] == 0
-    state.in_supply[0] = 0
-    state._legal = None
+    state = edited(state, in_supply=[0, state.in_supply[1]])
     assert not any(ADD_KNIGHT <= a < PLACE_BLOCK for a in state.legal_actions())
 
 
@@ -526,10 +526,7 @@ def test_W4_scoring_order_and_leap_frog():
 
 
 def test_W4_score_step_leaps_over_occupied_scores():
-    state = w4_state()
-    state.score = [10, 11, 12]
-    state.current_player, state.round_start = 0, 0
-    state._legal = None
+    state = edited(w4_state(), score=[10, 11, 12], current_player=0, round_start=0)
     play(state, "score step")
     assert state.score == [13, 11, 12] and state.ap == 4
 

@@ -384,6 +384,13 @@ def build(rows: list[str], options: dict[str, Any] | None = None, *, player: int
 DECISIONS = ("D1", "D2", "D3", "D3a", "D4", "D4a", "D5", "D6", "D7", "D8", "D9", "D11", "D12")
 
 
+def edited(state: State, **state_fields: Any) -> State:
+    """A copy of ``state`` with these fields of its JSON state dict replaced."""
+    d = json.loads(state.to_json())
+    d["state"].update(state_fields)
+    return BaseState.from_json(json.dumps(d))
+
+
 def play(state: State, *names: str) -> State:
     """Apply actions by name (``"move from (3,3)"``, ``"select (2,3)"``…), each checked legal; the state."""
     for name in names:
@@ -396,45 +403,64 @@ def name(s: int) -> str:
 
 
 # ===================================================================== invariants (§14)
-def snapshot(state: State) -> SimpleNamespace:
-    """What :meth:`Checker.transition` needs of the position before an action (cheaper than a clone)."""
-    return SimpleNamespace(
-        score=list(state.score), h=list(state.board.h), castles=state.board.castle_count(), king=state.king,
-        knights=[list(k) for k in state.knights], phase=state.phase, card=state.card,
-        current_player=state.current_player, hands=[list(x) for x in state.hands],
-        fresh=[list(x) for x in state.fresh], card_played=state.card_played)
+def check_conservation(s: State) -> None:
+    """I1: every block, I2: every knight, I9: every card in exactly one place (one of each type per colour
+    outside the common deck)."""
+    g = s.game
+    on_stacks = sum(map(sum, s.stacks)) + max(s.turn_stack, 0) + s.leftover
+    assert sum(s.board.h) + s.supply + on_stacks == 92 and s.supply >= 0, "I1: blocks"
+    assert all(len(k) + supply == 6 for k, supply in zip(s.knights, s.in_supply, strict=True)), "I2: knights"
+    m = g.card_types  # per type: 4 in all (common), 1 per colour; none of the types left out (T38)
+    copies = [4 if g.common else 1] * m + [0] * (10 - m)
+    fresh, hands = [x for row in s.fresh for x in row], [x for row in s.hands for x in row]
+    assert all(f <= k for f, k in zip(fresh, hands, strict=True)), "I9: more fresh cards than cards"
+    if g.common:
+        total = list(map(sum, zip(*s.hands, *s.played, strict=True)))
+        for t in s.decks[0]:
+            total[t] += 1
+        assert total == copies, f"I9: common cards {total}"
+        return
+    for p in range(g.num_players):
+        own = list(map(sum, zip(s.hands[p], s.played[p], strict=True)))
+        for t in (s.decks[p] if g.personal else []) + (s.looked if p == s.current_player else []):
+            own[t] += 1
+        assert own == copies, f"I9: cards of seat {p}: {own}"
 
 
 class Checker:
     """I1–I15. ``position`` looks at one state (also every ``sample_hidden`` result); ``transition`` follows
     one game action by action (I4's castle count, I5, I8, I9's per-turn limits, I10, I13, I14). With
-    ``masks=True`` every mask is compared with :func:`expected_legal`; every ``obs_every``-th position the
-    incrementally kept observation vector is compared with one rebuilt from scratch, and every
-    ``apply_every``-th position every legal action is applied to a clone (I11)."""
+    ``masks=True`` every mask is compared with :func:`expected_legal`; every ``observation_every``-th position
+    the incrementally kept observation vectors are compared with those of a copy loaded from JSON (written
+    from scratch), and every ``apply_every``-th position every legal action is applied to a clone (I11)."""
 
-    def __init__(self, game: Game, masks: bool = False, obs_every: int = 5, apply_every: int = 100):
+    def __init__(self, game: Game, masks: bool = False, observation_every: int = 5, apply_every: int = 100):
         self.game = game
         self.n = game.num_players
         self.masks = masks
-        self.obs_every = obs_every
+        self.observation_every = observation_every
         self.apply_every = apply_every
         self.live: State | None = None
         self.games = self.turns_seen = self.positions = 0
         self.board_key: tuple | None = None
         self.castle_count = 0
-        m = game.card_types  # per type: 4 in all (common), 1 per colour; none of the types left out (T38)
-        self.copies = [4 if game.common else 1] * m + [0] * (10 - m)
+
+    @staticmethod
+    def snapshot(state: State) -> SimpleNamespace:
+        """What :meth:`transition` needs of the position before an action (cheaper than a clone)."""
+        return SimpleNamespace(
+            score=list(state.score), h=list(state.board.h), castles=state.board.castle_count(), king=state.king,
+            knights=[list(k) for k in state.knights], phase=state.phase, card=state.card,
+            current_player=state.current_player, hands=[list(x) for x in state.hands],
+            fresh=[list(x) for x in state.fresh], card_played=state.card_played)
 
     def position(self, s: State) -> None:
         n, o = self.n, self.game.options
         b = s.board
         h, cid = b.h, b.cid
-        on_stacks = sum(map(sum, s.stacks)) + max(s.turn_stack, 0) + s.leftover
-        assert sum(h) + s.supply + on_stacks == 92 and s.supply >= 0, "I1: blocks"
-        for p in range(n):
-            assert len(s.knights[p]) + s.in_supply[p] == 6, "I2: knights"
-            if s.phase_no:
-                assert 1 <= len(s.knights[p]) <= 6, "I2: knights after setup"
+        check_conservation(s)
+        if s.phase_no:
+            assert all(1 <= len(k) <= 6 for k in s.knights), "I2: knights after setup"
         key = (tuple(h), tuple(cid))
         if key != self.board_key:  # most actions move no block: check the castles when the blocks changed
             self.board_key = key
@@ -458,12 +484,9 @@ class Checker:
             assert not any(s.stacks), "I7: stacks after the clean-up (T20)"
         positive = [x for x in s.score if x > 0]
         assert len(positive) == len(set(positive)), "I8: two positive scores equal"
-        self._cards(s)
         self.positions += 1
-        if self.obs_every and self.positions % self.obs_every == 0:
-            fresh = s.clone()
-            fresh._x[:] = 0
-            fresh._mark_all()
+        if self.observation_every and self.positions % self.observation_every == 0:
+            fresh = BaseState.from_json(s.to_json())
             for p in range(n):
                 assert (fresh.observation(p) == s.observation(p)).all(), "the kept observation drifted"
         if s.is_terminal():
@@ -502,23 +525,6 @@ class Checker:
         assert all(c == -1 for c, height in zip(cid, h, strict=True) if not height), "I4: a ground square with an id"
         return groups
 
-    def _cards(self, s: State) -> None:
-        """I9: every card in exactly one place, one of each type per colour outside the common deck."""
-        g = self.game
-        fresh, hands = [x for row in s.fresh for x in row], [x for row in s.hands for x in row]
-        assert all(f <= k for f, k in zip(fresh, hands, strict=True)), "I9: more fresh cards than cards"
-        if g.common:
-            total = list(map(sum, zip(*s.hands, *s.played, strict=True)))
-            for t in s.decks[0]:
-                total[t] += 1
-            assert total == self.copies, f"I9: common cards {total}"
-            return
-        for p in range(self.n):
-            own = list(map(sum, zip(s.hands[p], s.played[p], strict=True)))
-            for t in (s.decks[p] if g.personal else []) + (s.looked if p == s.current_player else []):
-                own[t] += 1
-            assert own == self.copies, f"I9: cards of seat {p}: {own}"
-
     def _turns_left(self, s: State, p: int) -> int:
         """Turns p still has in this phase, the current one included."""
         n = self.n
@@ -526,10 +532,8 @@ class Checker:
         order = [(s.round_start + i) % n for i in range(n)]
         return rounds_left + (p in order[s.turn_no:])
 
-    def transition(self, before: State | SimpleNamespace, a: int, after: State) -> None:
-        """Checks across one action; ``before`` is a clone or a :func:`snapshot` of the position before."""
-        if isinstance(before, State):
-            before = snapshot(before)
+    def transition(self, before: SimpleNamespace, a: int, after: State) -> None:
+        """Checks across one action; ``before`` is a :meth:`snapshot` of the position before."""
         if after is not self.live:
             self.live = after
             self.games += 1
@@ -573,27 +577,3 @@ class Checker:
             expected = 12 if self.n == 2 else 10
             assert self.turns == [expected] * self.n, f"I10: turns {self.turns}"
             self.turns_seen += sum(self.turns)
-
-
-def random_games(game: Game, games: int, seed: int, checker: Checker) -> list[tuple[int, int]]:
-    """Play ``games`` uniformly random games, checking every position and every action; per game the
-    number of decisions and of turns."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(games):
-        state = game.new_initial_state(int(rng.integers(2**63)))
-        decisions = 0
-        turns_before = checker.turns_seen
-        checker.position(state)
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            action = legal[int(rng.integers(len(legal)))]
-            before = snapshot(state)
-            state.apply_action(action)
-            checker.transition(before, action, state)
-            checker.position(state)
-            decisions += 1
-        out.append((decisions, checker.turns_seen - turns_before))
-    return out
