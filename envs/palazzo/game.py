@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_rl.envs.core import options as opt
-from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.core.game import TERMINAL, Fields
 from tabletop_rl.envs.core.game import Game as BaseGame
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.core.layout import Layout
@@ -1100,38 +1100,19 @@ class State(BaseState):
         return picture(self)
 
     # ----------------------------------------------------------------- copy and JSON
-    _FIELDS = ("mb", "riders", "deck_known", "active", "turn", "truncated", "first_pick", "price", "pay_value",
-               "pay_target", "pay_last", "step_units", "pay_currency", "in_auction", "high", "leader", "x3_out",
-               "recon_tile", "decision", "current_player", "member", "where", "supply", "removed", "deck",
-               "discard", "display", "pickers", "selected", "payment", "bid_value", "bid_currency", "passed",
-               "dist_pickers", "pending", "stacks", "quarries", "hands", "known", "bids", "palaces")
-    """The position: ints, bools and (nested) lists of ints."""
+    fields = Fields(
+        values="mb riders deck_known active turn truncated first_pick price pay_value pay_target pay_last step_units "
+               "pay_currency in_auction high leader x3_out recon_tile decision current_player",
+        copied="member where supply removed deck discard display pickers selected payment bid_value bid_currency "
+               "passed dist_pickers pending",
+        rows="stacks quarries hands known bids",
+        nested="palaces",
+    )
+    derived = Fields(copied="hidden_pool _pub _private")
 
-    def clone(self) -> State:
-        s = object.__new__(State)
-        self._copy_base_into(s)
-        for key, value in self._to_dict().items():
-            setattr(s, key, _copied(value))
-        s.hidden_pool = list(self.hidden_pool)
-        s._pub = self._pub.copy()
-        s._private = self._private.copy()
-        return s
-
-    def _to_dict(self) -> dict[str, Any]:
-        return {key: getattr(self, key) for key in self._FIELDS}
-
-    def _load_dict(self, d: dict[str, Any]) -> None:
-        for key in self._FIELDS:
-            setattr(self, key, d[key])
+    def _after_load(self, data: dict[str, Any]) -> None:
         self._derive()
         self._rebuild_pub()
-
-
-def _copied(value: Any) -> Any:
-    """A copy of a position field: lists (of lists) copied at every level, ints and bools shared."""
-    if not isinstance(value, list):
-        return value
-    return [_copied(x) for x in value] if value and isinstance(value[0], list) else list(value)
 
 
 def action_name(a: int) -> str:
