@@ -14,6 +14,7 @@ any of them to a PettingZoo ``AECEnv``.
 
 from __future__ import annotations
 
+import importlib
 import json
 import operator
 from abc import ABC, abstractmethod
@@ -187,13 +188,14 @@ class State(ABC):
     @abstractmethod
     def action_to_string(self, action: int) -> str: ...
 
-    @abstractmethod
     def render_text(self, viewer: int | None = None) -> str:
-        """The table as text; ``viewer`` hides what that seat cannot see (``None``: everything)."""
+        """The table as text; ``viewer`` hides what that seat cannot see (``None``: everything).
+        Drawn by ``text_table(state, viewer)`` of the game package's ``render`` module."""
+        return self._render_module().text_table(self, viewer)
 
-    @abstractmethod
     def render_rgb(self) -> np.ndarray:
-        """A picture of the table, H×W×3 uint8."""
+        """A picture of the table, H×W×3 uint8, drawn by ``picture(state)`` of the game's ``render`` module."""
+        return self._render_module().picture(self)
 
     def global_state(self) -> np.ndarray:
         """float32 vector of ``game.state_layout.size``: the whole position, hidden cards included, seats in
@@ -342,4 +344,8 @@ class State(ABC):
                 f"{self.current_player} in phase {self.phase}; legal actions: "
                 + ", ".join(f"{b} ({self.action_to_string(b)})" for b in self._legal))
         return a
+
+    def _render_module(self) -> Any:
+        """The ``render`` module beside the module that defines this state's class."""
+        return importlib.import_module(type(self).__module__.rpartition(".")[0] + ".render")
 

@@ -667,16 +667,6 @@ class State(BaseState):
             return f"take slot {action - TAKE}"
         return f"place slot {action - PLACE}"
 
-    def render_text(self, viewer: int | None = None) -> str:
-        from .render import text_table
-
-        return text_table(self, viewer)
-
-    def render_rgb(self) -> np.ndarray:
-        from .render import picture
-
-        return picture(self)
-
     # ----------------------------------------------------------------- copy and JSON
     fields = Fields(
         values="first_player start pass_no round k bid_pos high high_bidder winner take_n teardown taken placed "

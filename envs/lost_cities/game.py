@@ -477,16 +477,6 @@ class State(BaseState):
             return "draw deck"
         return "draw " + COLOUR_NAMES[action - g.draw_deck_action - 1]
 
-    def render_text(self, viewer: int | None = None) -> str:
-        from .render import text_table
-
-        return text_table(self, viewer)
-
-    def render_rgb(self) -> np.ndarray:
-        from .render import picture
-
-        return picture(self)
-
     # ----------------------------------------------------------------- copy and JSON
     fields = Fields(
         values="starter round extra_rounds round_open truncated current_player step forbidden turn",

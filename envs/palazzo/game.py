@@ -1089,16 +1089,6 @@ class State(BaseState):
     def action_to_string(self, action: int) -> str:
         return action_name(action)
 
-    def render_text(self, viewer: int | None = None) -> str:
-        from .render import text_table
-
-        return text_table(self, viewer)
-
-    def render_rgb(self) -> np.ndarray:
-        from .render import picture
-
-        return picture(self)
-
     # ----------------------------------------------------------------- copy and JSON
     fields = Fields(
         values="mb riders deck_known active turn truncated first_pick price pay_value pay_target pay_last step_units "

@@ -753,16 +753,6 @@ class State(BaseState):
             raise ValueError(f"Torres: no action is called {text!r}")
         return action
 
-    def render_text(self, viewer: int | None = None) -> str:
-        from .render import text_table
-
-        return text_table(self, viewer)
-
-    def render_rgb(self) -> np.ndarray:
-        from .render import picture
-
-        return picture(self)
-
     # ----------------------------------------------------------------- copy and JSON
     fields = Fields(
         values="king supply turn_stack ap card_played acquired master_card card selected leftover phase_no round_no "
