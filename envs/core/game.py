@@ -186,7 +186,8 @@ class State(ABC):
         """float32 vector of ``game.layout.size`` from ``player``'s point of view (seats rotated)."""
 
     @abstractmethod
-    def action_to_string(self, action: int) -> str: ...
+    def action_to_string(self, action: int) -> str:
+        """Readable, distinct name of any action (``"out of range"`` outside the action space)."""
 
     def render_text(self, viewer: int | None = None) -> str:
         """The table as text; ``viewer`` hides what that seat cannot see (``None``: everything).

@@ -1087,7 +1087,24 @@ class State(BaseState):
 
     # ----------------------------------------------------------------- text
     def action_to_string(self, action: int) -> str:
-        return action_name(action)
+        """Readable action names (P73), distinct for all 127 actions."""
+        if not 0 <= action < NUM_ACTIONS:
+            return "out of range"
+        if action <= RECONSTRUCT:
+            return ("take money", "tiles", "reconstruct")[action]
+        if action <= AUCTION:
+            return ("buy", "auction")[action - BUY]
+        if action < CARD:
+            return f"tile {action - TILE} {tile_name(action - TILE)}"
+        if action < DONE:
+            return ("card " if action < GROUP else "group ") + unit_name(action)
+        if action == DONE:
+            return "done"
+        if action == PASS:
+            return "pass"
+        if action < DEST_NEW:
+            return f"palace {action - DEST}"
+        return "new palace" if action == DEST_NEW else "discard tile"
 
     # ----------------------------------------------------------------- copy and JSON
     fields = Fields(
@@ -1103,27 +1120,6 @@ class State(BaseState):
     def _after_load(self, data: dict[str, Any]) -> None:
         self._derive()
         self._rebuild_pub()
-
-
-def action_name(a: int) -> str:
-    """Readable action names (P73), distinct for all 127 actions."""
-    if not 0 <= a < NUM_ACTIONS:
-        return "out of range"
-    if a <= RECONSTRUCT:
-        return ("take money", "tiles", "reconstruct")[a]
-    if a <= AUCTION:
-        return ("buy", "auction")[a - BUY]
-    if a < CARD:
-        return f"tile {a - TILE} {tile_name(a - TILE)}"
-    if a < DONE:
-        return ("card " if a < GROUP else "group ") + unit_name(a)
-    if a == DONE:
-        return "done"
-    if a == PASS:
-        return "pass"
-    if a < DEST_NEW:
-        return f"palace {a - DEST}"
-    return "new palace" if a == DEST_NEW else "discard tile"
 
 
 Game.state_class = State

@@ -744,14 +744,25 @@ class State(BaseState):
 
     # ----------------------------------------------------------------- text
     def action_to_string(self, action: int) -> str:
-        return action_name(action)
-
-    def string_to_action(self, text: str) -> int:
-        """Inverse of ``action_to_string`` (case and spacing ignored)."""
-        action = ACTION_IDS.get(" ".join(text.lower().split()))
-        if action is None:
-            raise ValueError(f"Torres: no action is called {text!r}")
-        return action
+        """T71: readable, unique action names."""
+        if not 0 <= action < NUM_ACTIONS:
+            return "out of range"
+        if action < SELECT:
+            verb = ("move from", "add knight", "place block")[action // 64]
+            return f"{verb} {square_name(action % 64)}"
+        if action < STACK:
+            return f"select {square_name(action - SELECT)}"
+        if action < STACK_CURRENT:
+            return f"stack {action - STACK}"
+        fixed = {STACK_CURRENT: "stack current", ACQUIRE: "acquire", SCORE_STEP: "score step", END_TURN: "end turn",
+                 PASS: "pass"}
+        if action in fixed:
+            return fixed[action]
+        for base, verb in ((RETURN_BOTTOM, "return bottom"), (RETURN_TOP, "return top"), (KEEP, "keep"),
+                           (PLAY_CARD, "play")):
+            if action >= base:
+                return f"{verb} {CARD_NAMES[action - base]}"
+        raise AssertionError(action)
 
     # ----------------------------------------------------------------- copy and JSON
     fields = Fields(
@@ -795,27 +806,4 @@ def _reorder(cards: list[int], rng: np.random.Generator) -> list[int]:
     return [cards[i] for i in rng.permutation(len(cards))]
 
 
-def action_name(a: int) -> str:
-    """T71: readable, unique action names (``string_to_action`` is the inverse)."""
-    if not 0 <= a < NUM_ACTIONS:
-        return "out of range"
-    if a < SELECT:
-        verb = ("move from", "add knight", "place block")[a // 64]
-        return f"{verb} {square_name(a % 64)}"
-    if a < STACK:
-        return f"select {square_name(a - SELECT)}"
-    if a < STACK_CURRENT:
-        return f"stack {a - STACK}"
-    fixed = {STACK_CURRENT: "stack current", ACQUIRE: "acquire", SCORE_STEP: "score step", END_TURN: "end turn",
-             PASS: "pass"}
-    if a in fixed:
-        return fixed[a]
-    for base, verb in ((RETURN_BOTTOM, "return bottom"), (RETURN_TOP, "return top"), (KEEP, "keep"),
-                       (PLAY_CARD, "play")):
-        if a >= base:
-            return f"{verb} {CARD_NAMES[a - base]}"
-    raise AssertionError(a)
-
-
-ACTION_IDS = {action_name(a): a for a in range(NUM_ACTIONS)}
 Game.state_class = State
