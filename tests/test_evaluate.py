@@ -48,6 +48,7 @@ class Game(BaseGame):
         self.num_players = self.options["num_players"]
         self.num_actions = 3
         self.layout = Layout([("total", 1, "my total / maximum", 0, 1)])
+        self.state_layout = Layout([("totals", self.num_players, "totals / maximum", 0, 1)])
 
 
 class State(BaseState):
@@ -89,6 +90,9 @@ class State(BaseState):
 
     def render_rgb(self) -> np.ndarray:
         return np.zeros((1, 1, 3), np.uint8)
+
+    def global_state(self) -> np.ndarray:
+        return np.array(self.totals, np.float32) / (3 * self.game.options["rounds"])
 
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
         return self.clone()

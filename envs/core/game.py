@@ -52,8 +52,8 @@ class Game(ABC):
 
     @abstractmethod
     def _setup(self) -> None:
-        """Derive constants and tables from ``self.options``; must set num_players, num_actions and layout,
-        and state_layout once the game implements :meth:`State.global_state`."""
+        """Derive constants and tables from ``self.options``; must set num_players, num_actions, layout and
+        state_layout."""
 
     @property
     def observation_size(self) -> int:
@@ -198,13 +198,11 @@ class State(ABC):
         """A picture of the table, H×W×3 uint8, drawn by ``picture(state)`` of the game's ``render`` module."""
         return self._render_module().picture(self)
 
+    @abstractmethod
     def global_state(self) -> np.ndarray:
         """float32 vector of ``game.state_layout.size``: the whole position, hidden cards included, seats in
         table order (not rotated), with whose decision it is, for centralized critics (PettingZoo's
-        ``state()``). Never part of any seat's observation.
-
-        Not abstract (yet): games still being written raise this error until they implement it."""
-        raise NotImplementedError(f"{self.game.title} does not provide a global state yet")
+        ``state()``). Never part of any seat's observation."""
 
     @abstractmethod
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
