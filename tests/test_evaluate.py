@@ -16,7 +16,7 @@ from tabletop_rl import envs
 from tabletop_rl.envs.core import options as opt
 from tabletop_rl.envs.core import registry
 from tabletop_rl.envs.core.aec import make_env_functions
-from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.core.game import TERMINAL, Fields
 from tabletop_rl.envs.core.game import Game as BaseGame
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.core.layout import Layout
@@ -48,10 +48,12 @@ class Game(BaseGame):
         self.num_players = self.options["num_players"]
         self.num_actions = 3
         self.layout = Layout([("total", 1, "my total / maximum", 0, 1)])
+        self.state_layout = Layout([("totals", self.num_players, "totals / maximum", 0, 1)])
 
 
 class State(BaseState):
     game: Game
+    fields = Fields(values="turn current_player", copied="totals")
 
     def _setup(self) -> None:
         self.totals = [0] * self.game.num_players
@@ -92,17 +94,14 @@ class State(BaseState):
     def render_rgb(self) -> np.ndarray:
         return np.zeros((1, 1, 3), np.uint8)
 
+    def global_state(self) -> np.ndarray:
+        return np.array(self.totals, np.float32) / (3 * self.game.options["rounds"])
+
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
         return self.clone()
 
-    def clone(self) -> State:
-        return State.from_json(self.to_json())
-
-    def _to_dict(self) -> dict[str, Any]:
-        return {"totals": self.totals, "turn": self.turn, "current_player": self.current_player}
-
-    def _load_dict(self, data: dict[str, Any]) -> None:
-        self.__dict__.update(data)
+    def _after_load(self, data: dict[str, Any]) -> None:
+        """Nothing is derived."""
 
 
 Game.state_class = State

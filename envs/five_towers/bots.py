@@ -14,6 +14,7 @@ from itertools import combinations
 
 import numpy as np
 
+from tabletop_rl.envs.core.agents import legal_actions
 from tabletop_rl.envs.core.game import Game
 
 from .game import BLOCKED, NO_TOWER, NUM_SLOTS, NUM_TYPES, PLACE, TAKE, TEAR_NONE, can_place, tower_score
@@ -48,9 +49,7 @@ class HeuristicAgent:
         self.rebuild = game.options["rebuild_removed_tower"]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = [int(a) for a in np.flatnonzero(action_mask)]
-        if not legal:
-            raise ValueError("HeuristicAgent.act: the action mask has no legal action")
+        legal = legal_actions(action_mask, "HeuristicAgent")
         if len(legal) == 1:
             return legal[0]
         f = self.game.layout.unpack(observation)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_rl.envs.core import options as opt
-from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.core.game import TERMINAL, Fields
 from tabletop_rl.envs.core.game import Game as BaseGame
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.core.layout import Layout
@@ -667,55 +667,17 @@ class State(BaseState):
             return f"take slot {action - TAKE}"
         return f"place slot {action - PLACE}"
 
-    def render_text(self, viewer: int | None = None) -> str:
-        from .render import text_table
-
-        return text_table(self, viewer)
-
-    def text_legend(self) -> str:
-        from .render import TEXT_LEGEND
-
-        return TEXT_LEGEND
-
-    def describe_action(self, action: int, viewer: int | None = None) -> str:
-        from .render import describe_action
-
-        return describe_action(self, action, viewer)
-
-    def render_rgb(self) -> np.ndarray:
-        from .render import picture
-
-        return picture(self)
-
     # ----------------------------------------------------------------- copy and JSON
-    _PLAIN = ("first_player", "start", "pass_no", "round", "k", "bid_pos", "high", "high_bidder", "winner",
-              "take_n", "teardown", "taken", "placed", "phase_id", "current_player")
-    _LISTS = ("draw", "discard", "display", "status", "bids")
-    _NESTED = ("towers", "blocked", "rubble", "history")
+    fields = Fields(
+        values="first_player start pass_no round k bid_pos high high_bidder winner take_n teardown taken placed "
+               "phase_id current_player",
+        copied="draw discard display status bids history",  # history entries are tuples
+        rows="blocked rubble",
+        nested="towers",
+    )
+    derived = Fields(values="nmax_options good _by_type", copied="_obs")  # the lists are replaced, never mutated
 
-    def clone(self) -> State:
-        s = object.__new__(State)
-        self._copy_base_into(s)
-        for key in self._PLAIN:
-            setattr(s, key, getattr(self, key))
-        for key in self._LISTS:
-            setattr(s, key, list(getattr(self, key)))
-        s.towers = [[list(t) for t in towers] for towers in self.towers]
-        s.blocked = [list(b) for b in self.blocked]
-        s.rubble = [list(r) for r in self.rubble]
-        s.nmax_options = self.nmax_options  # replaced, never mutated
-        s.good = self.good  # replaced, never mutated
-        s.history = list(self.history)  # entries are never mutated
-        s._by_type = self._by_type
-        s._obs = self._obs.copy()
-        return s
-
-    def _to_dict(self) -> dict[str, Any]:
-        return {key: getattr(self, key) for key in self._PLAIN + self._LISTS + self._NESTED}
-
-    def _load_dict(self, d: dict[str, Any]) -> None:
-        for key in self._PLAIN + self._LISTS + self._NESTED:
-            setattr(self, key, d[key])
+    def _after_load(self, data: dict[str, Any]) -> None:
         self.history = [tuple(h) for h in self.history]
         self._by_type, self.nmax_options, self.good = [()] * NUM_TYPES, [], []
         if self.current_player != TERMINAL:  # the caches, from the towers they were computed on

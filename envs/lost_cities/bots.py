@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_rl.envs.core.agents import legal_actions
+
 from .game import Game, expedition_score
 
 NO_ACTION = np.inf
@@ -65,15 +67,14 @@ class HeuristicAgent:
 
     # ----------------------------------------------------------------- entry point
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.asarray(action_mask) > 0
-        if not legal.any():
-            raise ValueError("HeuristicAgent.act: the action mask has no legal action")
+        legal = legal_actions(action_mask, "HeuristicAgent")
         view = self._read(observation)
         cost = self._draw_costs(view) if view["draw_step"] else self._card_costs(view)
-        cost = np.where(legal, cost, NO_ACTION)
+        masked = np.full(cost.size, NO_ACTION)
+        masked[legal] = cost[legal]
         # Tiny noise breaks exact ties from the agent's own generator (deterministic for a seed);
         # drawn on every call so that the stream does not depend on which ties occurred.
-        cost = cost + 1e-6 * self.rng.random(cost.size)
+        cost = masked + 1e-6 * self.rng.random(cost.size)
         return int(np.argmin(cost))
 
     # ----------------------------------------------------------------- reading the observation

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_rl.envs.core import options as opt
-from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.core.game import TERMINAL, Fields
 from tabletop_rl.envs.core.game import Game as BaseGame
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.core.layout import Layout
@@ -481,68 +481,25 @@ class State(BaseState):
             return "draw deck"
         return "draw " + COLOUR_NAMES[action - g.draw_deck_action - 1]
 
-    def render_text(self, viewer: int | None = None) -> str:
-        from .render import text_table
-
-        return text_table(self, viewer)
-
-    def text_legend(self) -> str:
-        from .render import TEXT_LEGEND
-
-        return TEXT_LEGEND
-
-    def describe_action(self, action: int, viewer: int | None = None) -> str:
-        from .render import describe_action
-
-        return describe_action(self, action, viewer)
-
-    def render_rgb(self) -> np.ndarray:
-        from .render import picture
-
-        return picture(self)
-
     # ----------------------------------------------------------------- copy and JSON
-    def clone(self) -> State:
-        s = object.__new__(State)
-        self._copy_base_into(s)
-        s.starter, s.round, s.extra_rounds = self.starter, self.round, self.extra_rounds
-        s.cumulative = list(self.cumulative)
-        s.round_scores = [list(r) for r in self.round_scores]
-        s.truncated, s.round_open = self.truncated, self.round_open
-        s.hands = [dict(h) for h in self.hands]
-        s.deck = list(self.deck)
-        s.piles = [list(p) for p in self.piles]
-        s.expeditions = [[list(col) for col in exp] for exp in self.expeditions]
-        s.known = [list(k) for k in self.known]
-        s.drawn = list(self.drawn)
-        s.current_player, s.step, s.forbidden, s.turn = self.current_player, self.step, self.forbidden, self.turn
-        s._top = [list(x) for x in self._top]
-        s._n = [list(x) for x in self._n]
-        s._w = [list(x) for x in self._w]
-        s._sum = [list(x) for x in self._sum]
-        s._round_score = list(self._round_score)
-        s._counts = self._counts.copy()
-        s._pile_slots = self._pile_slots.copy()
-        return s
+    fields = Fields(
+        values="starter round extra_rounds round_open truncated current_player step forbidden turn",
+        copied="cumulative deck drawn",
+        rows="round_scores hands piles known",
+        nested="expeditions",
+    )
+    derived = Fields(copied="_round_score _counts _pile_slots", rows="_top _n _w _sum")
 
     def _to_dict(self) -> dict[str, Any]:
-        return {
-            "round": self.round, "extra_rounds": self.extra_rounds, "starter": self.starter,
-            "cumulative": self.cumulative, "round_scores": self.round_scores, "round_open": self.round_open,
-            "truncated": self.truncated, "current_player": self.current_player, "step": self.step,
-            "forbidden": self.forbidden, "turn": self.turn, "deck": self.deck, "piles": self.piles,
-            "expeditions": self.expeditions, "known": self.known, "drawn": self.drawn,
-            "hands": [sorted(k for k, n in h.items() for _ in range(n)) for h in self.hands],
-        }
+        hands = [sorted(k for k, n in h.items() for _ in range(n)) for h in self.hands]  # JSON keys are strings
+        return {**super()._to_dict(), "hands": hands}
 
-    def _load_dict(self, d: dict[str, Any]) -> None:
-        for key in ("round", "extra_rounds", "starter", "cumulative", "round_scores", "round_open",
-                    "truncated", "current_player", "step", "forbidden", "turn", "deck", "piles",
-                    "expeditions", "known"):
-            setattr(self, key, d[key])
-        self.drawn = d.get("drawn", [-1, -1])  # absent from states saved before it existed
+    def _load_dict(self, data: dict[str, Any]) -> None:
+        super()._load_dict({"drawn": [-1, -1], **data})  # drawn is absent from states saved before it existed
+
+    def _after_load(self, data: dict[str, Any]) -> None:
         self.hands = [{}, {}]
-        for p, kinds in enumerate(d["hands"]):
+        for p, kinds in enumerate(data["hands"]):
             for k in kinds:
                 self.hands[p][k] = self.hands[p].get(k, 0) + 1
         self._rebuild_derived()

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_rl.envs.core import options as opt
-from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.core.game import TERMINAL, Fields
 from tabletop_rl.envs.core.game import Game as BaseGame
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.core.layout import Layout
@@ -1091,82 +1091,39 @@ class State(BaseState):
 
     # ----------------------------------------------------------------- text
     def action_to_string(self, action: int) -> str:
-        return action_name(action)
-
-    def render_text(self, viewer: int | None = None) -> str:
-        from .render import text_table
-
-        return text_table(self, viewer)
-
-    def text_legend(self) -> str:
-        from .render import TEXT_LEGEND
-
-        return TEXT_LEGEND
-
-    def describe_action(self, action: int, viewer: int | None = None) -> str:
-        from .render import describe_action
-
-        return describe_action(self, action, viewer)
-
-    def render_rgb(self) -> np.ndarray:
-        from .render import picture
-
-        return picture(self)
+        """Readable action names (P73), distinct for all 127 actions."""
+        if not 0 <= action < NUM_ACTIONS:
+            return "out of range"
+        if action <= RECONSTRUCT:
+            return ("take money", "tiles", "reconstruct")[action]
+        if action <= AUCTION:
+            return ("buy", "auction")[action - BUY]
+        if action < CARD:
+            return f"tile {action - TILE} {tile_name(action - TILE)}"
+        if action < DONE:
+            return ("card " if action < GROUP else "group ") + unit_name(action)
+        if action == DONE:
+            return "done"
+        if action == PASS:
+            return "pass"
+        if action < DEST_NEW:
+            return f"palace {action - DEST}"
+        return "new palace" if action == DEST_NEW else "discard tile"
 
     # ----------------------------------------------------------------- copy and JSON
-    _FIELDS = ("mb", "riders", "deck_known", "active", "turn", "truncated", "first_pick", "price", "pay_value",
-               "pay_target", "pay_last", "step_units", "pay_currency", "in_auction", "high", "leader", "x3_out",
-               "recon_tile", "decision", "current_player", "member", "where", "supply", "removed", "deck",
-               "discard", "display", "pickers", "selected", "payment", "bid_value", "bid_currency", "passed",
-               "dist_pickers", "pending", "stacks", "quarries", "hands", "known", "bids", "palaces")
-    """The position: ints, bools and (nested) lists of ints."""
+    fields = Fields(
+        values="mb riders deck_known active turn truncated first_pick price pay_value pay_target pay_last step_units "
+               "pay_currency in_auction high leader x3_out recon_tile decision current_player",
+        copied="member where supply removed deck discard display pickers selected payment bid_value bid_currency "
+               "passed dist_pickers pending",
+        rows="stacks quarries hands known bids",
+        nested="palaces",
+    )
+    derived = Fields(copied="hidden_pool _pub _private")
 
-    def clone(self) -> State:
-        s = object.__new__(State)
-        self._copy_base_into(s)
-        for key, value in self._to_dict().items():
-            setattr(s, key, _copied(value))
-        s.hidden_pool = list(self.hidden_pool)
-        s._pub = self._pub.copy()
-        s._private = self._private.copy()
-        return s
-
-    def _to_dict(self) -> dict[str, Any]:
-        return {key: getattr(self, key) for key in self._FIELDS}
-
-    def _load_dict(self, d: dict[str, Any]) -> None:
-        for key in self._FIELDS:
-            setattr(self, key, d[key])
+    def _after_load(self, data: dict[str, Any]) -> None:
         self._derive()
         self._rebuild_pub()
-
-
-def _copied(value: Any) -> Any:
-    """A copy of a position field: lists (of lists) copied at every level, ints and bools shared."""
-    if not isinstance(value, list):
-        return value
-    return [_copied(x) for x in value] if value and isinstance(value[0], list) else list(value)
-
-
-def action_name(a: int) -> str:
-    """Readable action names (P73), distinct for all 127 actions."""
-    if not 0 <= a < NUM_ACTIONS:
-        return "out of range"
-    if a <= RECONSTRUCT:
-        return ("take money", "tiles", "reconstruct")[a]
-    if a <= AUCTION:
-        return ("buy", "auction")[a - BUY]
-    if a < CARD:
-        return f"tile {a - TILE} {tile_name(a - TILE)}"
-    if a < DONE:
-        return ("card " if a < GROUP else "group ") + unit_name(a)
-    if a == DONE:
-        return "done"
-    if a == PASS:
-        return "pass"
-    if a < DEST_NEW:
-        return f"palace {a - DEST}"
-    return "new palace" if a == DEST_NEW else "discard tile"
 
 
 Game.state_class = State

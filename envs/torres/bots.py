@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tabletop_rl.envs.core.agents import legal_actions
 from tabletop_rl.envs.core.game import Game
 
 from .board import DIST, EMPTY, KING, NEIGH, SQUARES, Board
@@ -92,9 +93,7 @@ class HeuristicAgent:
         self.n = game.num_players
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = [int(a) for a in np.flatnonzero(action_mask)]
-        if not legal:
-            raise ValueError("HeuristicAgent.act: the action mask has no legal action")
+        legal = legal_actions(action_mask, "HeuristicAgent")
         if len(legal) == 1:
             return legal[0]
         v = self._read(observation)

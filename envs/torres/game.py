@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_rl.envs.core import options as opt
-from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.core.game import TERMINAL, Fields
 from tabletop_rl.envs.core.game import Game as BaseGame
 from tabletop_rl.envs.core.game import State as BaseState
 
@@ -744,74 +744,48 @@ class State(BaseState):
 
     # ----------------------------------------------------------------- text
     def action_to_string(self, action: int) -> str:
-        return action_name(action)
-
-    def string_to_action(self, text: str) -> int:
-        """Inverse of ``action_to_string`` (case and spacing ignored)."""
-        action = ACTION_IDS.get(" ".join(text.lower().split()))
-        if action is None:
-            raise ValueError(f"Torres: no action is called {text!r}")
-        return action
-
-    def render_text(self, viewer: int | None = None) -> str:
-        from .render import text_table
-
-        return text_table(self, viewer)
-
-    def text_legend(self) -> str:
-        from .render import TEXT_LEGEND
-
-        return TEXT_LEGEND
-
-    def describe_action(self, action: int, viewer: int | None = None) -> str:
-        from .render import describe_action
-
-        return describe_action(self, action, viewer)
-
-    def render_rgb(self) -> np.ndarray:
-        from .render import picture
-
-        return picture(self)
+        """T71: readable, unique action names."""
+        if not 0 <= action < NUM_ACTIONS:
+            return "out of range"
+        if action < SELECT:
+            verb = ("move from", "add knight", "place block")[action // 64]
+            return f"{verb} {square_name(action % 64)}"
+        if action < STACK:
+            return f"select {square_name(action - SELECT)}"
+        if action < STACK_CURRENT:
+            return f"stack {action - STACK}"
+        fixed = {STACK_CURRENT: "stack current", ACQUIRE: "acquire", SCORE_STEP: "score step", END_TURN: "end turn",
+                 PASS: "pass"}
+        if action in fixed:
+            return fixed[action]
+        for base, verb in ((RETURN_BOTTOM, "return bottom"), (RETURN_TOP, "return top"), (KEEP, "keep"),
+                           (PLAY_CARD, "play")):
+            if action >= base:
+                return f"{verb} {CARD_NAMES[action - base]}"
+        raise AssertionError(action)
 
     # ----------------------------------------------------------------- copy and JSON
-    _PLAIN = ("king", "supply", "turn_stack", "ap", "card_played", "acquired", "master_card", "card", "selected",
-              "leftover", "phase_no", "round_no", "turn_no", "round_start", "phase_start", "king_mover",
-              "current_player", "decision")
-    _FLAT = ("in_supply", "score", "looked", "start_squares")
-    _NESTED = ("knights", "stacks", "hands", "fresh", "played", "decks")
-
-    def clone(self) -> State:
-        s = object.__new__(State)
-        self._copy_base_into(s)
-        for key in self._PLAIN:
-            setattr(s, key, getattr(self, key))
-        for key in self._FLAT:
-            setattr(s, key, list(getattr(self, key)))
-        for key in self._NESTED:
-            setattr(s, key, [list(row) for row in getattr(self, key)])
-        s.score_log = list(self.score_log)  # entries are never mutated
-        s.board = self.board.copy()
-        s._x = self._x.copy()
-        s._dirty, s._stale_rows, s._stale_seats = self._dirty, self._stale_rows, self._stale_seats
-        s._stale_cards = self._stale_cards
-        s._stale_squares, s._stale_castles = set(self._stale_squares), set(self._stale_castles)
-        return s
+    fields = Fields(
+        values="king supply turn_stack ap card_played acquired master_card card selected leftover phase_no round_no "
+               "turn_no round_start phase_start king_mover current_player decision",
+        copied="in_supply score looked start_squares score_log",  # score_log entries are never mutated
+        rows="knights stacks hands fresh played decks",
+    )
+    derived = Fields(values="_dirty _stale_rows _stale_seats _stale_cards",
+                     copied="board _x _stale_squares _stale_castles")
 
     def _to_dict(self) -> dict[str, Any]:
-        d = {key: getattr(self, key) for key in self._PLAIN + self._FLAT + self._NESTED}
-        d.update(h=self.board.h, cid=self.board.cid, next_id=self.board.next_id, score_log=self.score_log)
-        return d
+        b = self.board  # its occupancy follows from knights and king
+        return {**super()._to_dict(), "h": b.h, "cid": b.cid, "next_id": b.next_id}
 
-    def _load_dict(self, d: dict[str, Any]) -> None:
-        for key in self._PLAIN + self._FLAT + self._NESTED + ("score_log",):
-            setattr(self, key, d[key])
+    def _after_load(self, data: dict[str, Any]) -> None:
         occ = [EMPTY] * SQUARES
         for p, squares in enumerate(self.knights):
             for s in squares:
                 occ[s] = p
         if self.king >= 0:
             occ[self.king] = KING
-        self.board = Board.from_arrays(d["h"], d["cid"], occ, d["next_id"])
+        self.board = Board.from_arrays(data["h"], data["cid"], occ, data["next_id"])
         self._x = np.zeros(self.game.internal.size, np.float32)
         self._mark_all()
 
@@ -832,27 +806,4 @@ def _reorder(cards: list[int], rng: np.random.Generator) -> list[int]:
     return [cards[i] for i in rng.permutation(len(cards))]
 
 
-def action_name(a: int) -> str:
-    """T71: readable, unique action names (``string_to_action`` is the inverse)."""
-    if not 0 <= a < NUM_ACTIONS:
-        return "out of range"
-    if a < SELECT:
-        verb = ("move from", "add knight", "place block")[a // 64]
-        return f"{verb} {square_name(a % 64)}"
-    if a < STACK:
-        return f"select {square_name(a - SELECT)}"
-    if a < STACK_CURRENT:
-        return f"stack {a - STACK}"
-    fixed = {STACK_CURRENT: "stack current", ACQUIRE: "acquire", SCORE_STEP: "score step", END_TURN: "end turn",
-             PASS: "pass"}
-    if a in fixed:
-        return fixed[a]
-    for base, verb in ((RETURN_BOTTOM, "return bottom"), (RETURN_TOP, "return top"), (KEEP, "keep"),
-                       (PLAY_CARD, "play")):
-        if a >= base:
-            return f"{verb} {CARD_NAMES[a - base]}"
-    raise AssertionError(a)
-
-
-ACTION_IDS = {action_name(a): a for a in range(NUM_ACTIONS)}
 Game.state_class = State
