@@ -4,7 +4,7 @@ import zlib
 import numpy as np
 import pytest
 
-from tabletop_rl.envs.core.canvas import _GLYPHS, _UNKNOWN, GLYPH_H, GLYPH_W, Canvas, _glyph, save_png
+from tabletop_rl.envs.core.canvas import GLYPH_H, GLYPH_W, GLYPHS, UNKNOWN_GLYPH, Canvas, glyph, save_png
 
 BG = (24, 96, 48)
 RED = (255, 0, 0)
@@ -107,7 +107,7 @@ def test_text_eight_sets_pixels_and_space_none():
     assert not painted(c).any()
     c.text(1, 1, "8", colour=WHITE, scale=2)
     mask = painted(c, WHITE)
-    assert mask.sum() == _GLYPHS["8"].sum() * 4
+    assert mask.sum() == GLYPHS["8"].sum() * 4
     # Everything lies inside the glyph's 10x14 cell at (1, 1).
     ys, xs = np.nonzero(mask)
     assert xs.min() >= 1 and xs.max() < 1 + 2 * GLYPH_W
@@ -118,16 +118,16 @@ def test_text_scaling_matches_glyph_bitmap():
     c = Canvas(20, 30, background=(0, 0, 0))
     c.text(0, 0, "R", colour=WHITE, scale=3)
     drawn = c.pixels[: 3 * GLYPH_H, : 3 * GLYPH_W, 0] == 255
-    assert (drawn == np.kron(_GLYPHS["R"], np.ones((3, 3), dtype=bool))).all()
+    assert (drawn == np.kron(GLYPHS["R"], np.ones((3, 3), dtype=bool))).all()
 
 
 def test_font_covers_required_characters():
-    assert set(FONT_CHARS) <= set(_GLYPHS)
+    assert set(FONT_CHARS) <= set(GLYPHS)
     for ch in FONT_CHARS:
-        assert _GLYPHS[ch].shape == (GLYPH_H, GLYPH_W)
+        assert GLYPHS[ch].shape == (GLYPH_H, GLYPH_W)
         if ch != " ":
-            assert _GLYPHS[ch].any(), ch
-            assert not (_GLYPHS[ch] == _UNKNOWN).all(), ch
+            assert GLYPHS[ch].any(), ch
+            assert not (GLYPHS[ch] == UNKNOWN_GLYPH).all(), ch
 
 
 def test_lowercase_draws_as_uppercase():
@@ -141,10 +141,10 @@ def test_unknown_char_draws_box():
     c = Canvas(10, 10, background=(0, 0, 0))
     c.text(0, 0, "@", colour=WHITE)
     drawn = c.pixels[:GLYPH_H, :GLYPH_W, 0] == 255
-    assert (drawn == _UNKNOWN).all()
+    assert (drawn == UNKNOWN_GLYPH).all()
     assert c.pixels[GLYPH_H:].sum() == 0 and c.pixels[:, GLYPH_W:].sum() == 0
     # Characters whose upper-case form is several characters stay one glyph.
-    assert _glyph("ß") is _UNKNOWN
+    assert glyph("ß") is UNKNOWN_GLYPH
     assert c.text(0, 0, "ß") == Canvas.text_width("ß")
 
 
@@ -187,7 +187,7 @@ def test_card_shrinks_label_that_does_not_fit():
     c = Canvas(30, 30)
     # "10" at scale 3 is 33px wide; on a 20px card it must drop to scale 1.
     c.card(0, 0, 20, 28, WHITE, "10", text_colour=RED, scale=3)
-    assert painted(c, RED).sum() == (_GLYPHS["1"].sum() + _GLYPHS["0"].sum())
+    assert painted(c, RED).sum() == (GLYPHS["1"].sum() + GLYPHS["0"].sum())
 
 
 def read_chunks(data: bytes):

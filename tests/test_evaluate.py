@@ -119,10 +119,11 @@ class HeuristicAgent:
 
 
 @pytest.fixture
-def tiny_bid(monkeypatch):
+def tiny_bid():
     """Registers Tiny Bid for one test only, so ``tabletop_rl.envs.list_games()`` stays clean for other tests."""
-    monkeypatch.setitem(registry._GAMES, "tiny_bid", __name__)
-    return "tiny_bid"
+    registry.register("tiny_bid", __name__)
+    yield "tiny_bid"
+    registry.unregister("tiny_bid")
 
 
 @pytest.fixture(scope="module")

@@ -73,7 +73,7 @@ def test_the_picture_has_a_legend_naming_every_colour(n_colours):
     legend = image[r.HEIGHT:]
     for c in range(6):
         assert np.all(legend == r.COLOURS_RGB[c], axis=2).any() == (c < n_colours), r.COLOUR_NAMES[c]
-    texts = [text for _, text in r._legend(n_colours)]
+    texts = [text for _, text in r.picture_legend(n_colours)]
     assert "PURPLE" in texts if n_colours == 6 else "PURPLE" not in texts
     assert any("WAGER" in t for t in texts) and any("CARD VALUE" in t for t in texts)
     assert legend.shape[0] > 4 * 12  # several rows of entries, nothing clipped away

@@ -29,7 +29,7 @@ def test_picture_shows_knights_in_seat_colours_the_king_heights_and_castle_walls
     assert has(cell(image, 0, 0), r.GOLD)  # the king, and the king's castle walls
     assert not has(cell(image, 3, 3), r.SEAT_RGB[0]) and has(cell(image, 3, 3), r.GROUND)
     assert has(cell(image, 0, 3), r.WALL) and not has(cell(image, 3, 3), r.WALL)
-    assert has(cell(image, 0, 3), r._stone(2)) and has(cell(image, 1, 3), r._stone(1))
+    assert has(cell(image, 0, 3), r.stone_colour(2)) and has(cell(image, 1, 3), r.stone_colour(1))
 
 
 def test_picture_frames_the_selected_knight():
@@ -54,13 +54,13 @@ def test_picture_has_a_legend_naming_the_seat_colours_and_what_the_numbers_mean(
     """Under the board: a swatch per seat in play (T3), the king, ground and castle squares, and the meaning
     of the heights, castle letters and panel figures."""
     image = Game(num_players=num_players).new_initial_state(0).render_rgb()
-    key = r._legend(num_players)
+    key = r.picture_legend(num_players)
     rows = legend_height(key, image.shape[1] - 2 * r.MARGIN) + r.MARGIN // 2
     assert image.shape[0] - rows >= r.MARGIN + r.SIZE * r.CELL  # the whole board stays above it
     legend = image[-rows:]
     for p in range(4):
         assert has(legend, r.SEAT_RGB[p]) == (p < num_players), r.SEAT_NAMES[p]
-    for colour in (r.GOLD, r.GROUND, r._stone(1), r.SELECTED):
+    for colour in (r.GOLD, r.GROUND, r.stone_colour(1), r.SELECTED):
         assert has(legend, colour), colour
     texts = " | ".join(text for _, text in key)
     for words in ("KING", "HEIGHT", "= CASTLE", "CASTLE EDGE", "SCORE", "LEVEL", "ACTION POINTS", "BLOCKS LEFT"):

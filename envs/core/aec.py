@@ -65,9 +65,8 @@ class TabletopEnv(AECEnv):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in self.possible_agents}
-        state_layout = getattr(self.game, "state_layout", None)  # a game without a global state has no space
-        if state_layout is not None:
-            self.state_space = spaces.Box(*state_layout.bounds(), shape=(state_layout.size,), dtype=np.float32)
+        state_layout = self.game.state_layout
+        self.state_space = spaces.Box(*state_layout.bounds(), shape=(state_layout.size,), dtype=np.float32)
         self.game_state: State | None = None
         self._episode_seeds: np.random.Generator | None = None
 

@@ -105,16 +105,16 @@ def _parse_font(sheet: str) -> dict[str, np.ndarray]:
     return glyphs
 
 
-_GLYPHS = _parse_font(_FONT_SHEET)
-_UNKNOWN = _rows_to_mask(_UNKNOWN_ROWS)
+GLYPHS = _parse_font(_FONT_SHEET)
+UNKNOWN_GLYPH = _rows_to_mask(_UNKNOWN_ROWS)
 
 _CARD_BORDER: Colour = (16, 16, 16)
 
 
-def _glyph(ch: str) -> np.ndarray:
+def glyph(ch: str) -> np.ndarray:
     # Upper-case per character (not per string) so that e.g. "ß" -> "SS"
     # cannot change the string length and desynchronise text_width().
-    return _GLYPHS.get(ch, _GLYPHS.get(ch.upper(), _UNKNOWN))
+    return GLYPHS.get(ch, GLYPHS.get(ch.upper(), UNKNOWN_GLYPH))
 
 
 def _paint(region: np.ndarray, colour: Colour) -> None:
@@ -217,7 +217,7 @@ class Canvas:
         # assignment, instead of blitting glyph by glyph.
         mask = np.zeros((GLYPH_H, len(s) * (GLYPH_W + 1) - 1), dtype=bool)
         for i, ch in enumerate(s):
-            mask[:, i * (GLYPH_W + 1) : i * (GLYPH_W + 1) + GLYPH_W] = _glyph(ch)
+            mask[:, i * (GLYPH_W + 1) : i * (GLYPH_W + 1) + GLYPH_W] = glyph(ch)
         if scale > 1:
             mask = mask.repeat(scale, 0).repeat(scale, 1)
         box = self._clip(x, y, mask.shape[1], mask.shape[0])

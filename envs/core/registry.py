@@ -14,6 +14,11 @@ def register(name: str, module: str) -> None:
     _GAMES[name] = module
 
 
+def unregister(name: str) -> None:
+    """Forget a game registered with :func:`register` (a test's own game, say); unknown names are ignored."""
+    _GAMES.pop(name, None)
+
+
 def list_games() -> list[str]:
     return sorted(_GAMES)
 

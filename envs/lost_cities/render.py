@@ -118,7 +118,7 @@ def picture(state: State) -> np.ndarray:
     C = g.n_colours
     hand_w = HAND_SIZE * (CARD_W + GAP)  # a hand holds at most 8 cards (L15)
     width = 2 * GAP + max(hand_w, (C + 1) * COL_W)
-    key = _legend(C)
+    key = picture_legend(C)
     cv = Canvas(width, HEIGHT + legend_height(key, width - 2 * GAP) + GAP)
     acting = state.current_player
     provisional = state.provisional_scores()
@@ -187,7 +187,7 @@ def picture(state: State) -> np.ndarray:
     return cv.image()
 
 
-def _legend(n_colours: int) -> list[LegendItem]:
+def picture_legend(n_colours: int) -> list[LegendItem]:
     """What the picture's colours, letters and numbers mean."""
     return [*((COLOURS_RGB[c], COLOUR_NAMES[c].upper()) for c in range(n_colours)),
             (None, "2-10 = CARD VALUE"), (None, "W = WAGER (SCORE X2/X3/X4)"), (GREY, "EXPEDITION SCORE"),

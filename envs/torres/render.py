@@ -178,7 +178,7 @@ WALL = (40, 30, 20)
 SELECTED = (255, 255, 255)
 
 
-def _stone(height: int) -> tuple[int, int, int]:
+def stone_colour(height: int) -> tuple[int, int, int]:
     """Castle squares: light grey stone, darker with each level."""
     shade = max(235 - 22 * (height - 1), 70)
     return (shade, shade - 6, shade - 18)
@@ -192,7 +192,7 @@ def picture(state: State) -> np.ndarray:
     b = state.board
     board_px = SIZE * CELL
     width, table_h = MARGIN + board_px + MARGIN + PANEL_W, MARGIN + board_px + MARGIN // 2
-    key = _legend(state.game.num_players)
+    key = picture_legend(state.game.num_players)
     cv = Canvas(width, table_h + legend_height(key, width - 2 * MARGIN) + MARGIN // 2)
     cv.rect(0, 0, cv.pixels.shape[1], cv.pixels.shape[0], (30, 45, 35))
     home = b.cid[state.king] if state.king >= 0 else -2
@@ -200,7 +200,7 @@ def picture(state: State) -> np.ndarray:
         r, c = divmod(s, SIZE)
         x, y = MARGIN + c * CELL, MARGIN + r * CELL
         h = b.h[s]
-        cv.rect(x, y, CELL, CELL, _stone(h) if h else GROUND, border=(150, 130, 95))
+        cv.rect(x, y, CELL, CELL, stone_colour(h) if h else GROUND, border=(150, 130, 95))
         if h:
             cv.text(x + 5, y + 5, str(h), (0, 0, 0), scale=2)
             cv.text(x + CELL - 11, y + 5, chr(ord("a") + b.cid[s]), (110, 100, 90))
@@ -222,11 +222,11 @@ def picture(state: State) -> np.ndarray:
     return cv.image()
 
 
-def _legend(num_players: int) -> list[LegendItem]:
+def picture_legend(num_players: int) -> list[LegendItem]:
     """What the picture's colours, letters and numbers mean."""
     return [*((SEAT_RGB[p], f"{SEAT_NAMES[p].upper()} KNIGHT") for p in range(num_players)),
             (GOLD, "K = KING; GOLD: KING'S CASTLE, PLAYER TO ACT"), (GROUND, "GROUND"),
-            (_stone(1), "CASTLE SQUARE, DARKER = HIGHER"), (None, "BIG NUMBER = HEIGHT"),
+            (stone_colour(1), "CASTLE SQUARE, DARKER = HIGHER"), (None, "BIG NUMBER = HEIGHT"),
             (None, "CORNER LETTER = CASTLE"), (None, "THICK DARK LINE = CASTLE EDGE"),
             (SELECTED, "SELECTED SQUARE"),
             (None, "PTS = SCORE"), (None, "STACKS = BLOCKS IN EACH STACK"), (None, "TURN = THIS TURN'S STACK"),
