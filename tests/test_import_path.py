@@ -18,7 +18,7 @@ import pytest
 
 import tabletop_rl
 from tabletop_rl import envs
-from tabletop_rl.training.single_seat import SingleSeatEnv, single_seat_env
+from tabletop_rl.training.runtime.single_seat import SingleSeatEnv, single_seat_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,8 +28,8 @@ CHILD = """
 import json, sys
 import gymnasium, pettingzoo
 import tabletop_rl
-from tabletop_rl.training.agents import load_agent
-from tabletop_rl.training.single_seat import SingleSeatEnv
+from tabletop_rl.training.runtime.agents import load_agent
+from tabletop_rl.training.runtime.single_seat import SingleSeatEnv
 
 for name in tabletop_rl.list_games():
     env = tabletop_rl.make(name)

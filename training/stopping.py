@@ -16,7 +16,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -67,9 +67,25 @@ def stoppable(prog: str, kept: Callable[[], str]) -> Iterator[None]:
             raise SystemExit(exit_code(name)) from None
 
 
-def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
+def stop_on_signals(loop: Any) -> AbstractContextManager[None]:
+    """For a loop that stops by itself between steps: the first stop signal sets ``loop.stop_reason`` (the
+    signal's name) and the loop finishes its step, saves and ends; a second Ctrl-C aborts at once."""
+    def request_stop(signum: int, frame: Any) -> None:
+        if loop.stop_reason is not None and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        loop.stop_reason = signal.Signals(signum).name
+
+    return on_stop_signals(request_stop)
+
+
+def ignore_stop_signals() -> None:
+    """In a worker process: the main process alone decides when to stop, and ends its workers."""
     for s in SIGNALS:
         signal.signal(s, signal.SIG_IGN)
+
+
+def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
+    ignore_stop_signals()
     if initializer is not None:
         initializer(*initargs)
 
@@ -108,6 +124,18 @@ def worker_pool(workers: int, start_method: str, initializer: Callable[..., None
         pool.shutdown(cancel_futures=True)
         raise
     pool.shutdown()
+
+
+def parallel_map(function: Callable[..., Any], tasks: list[tuple], workers: int, ordered: bool = True
+                 ) -> Iterator[Any]:
+    """``function(*task)`` for every task, in order (or, not ``ordered``, as each is done); in a pool of
+    processes when there are several, which are ended if this process stops."""
+    if workers < 2 or len(tasks) < 2:
+        yield from (function(*task) for task in tasks)
+        return
+    # forkserver, as SubprocVecEnv: no fork of a threaded process
+    with worker_pool(min(workers, len(tasks)), "forkserver") as pool:
+        yield from results([pool.submit(function, *task) for task in tasks], ordered)
 
 
 def results(futures: list[Future], ordered: bool = True) -> Iterator[Any]:

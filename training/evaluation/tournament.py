@@ -52,9 +52,8 @@ from __future__ import annotations
 import csv
 import io
 import math
-import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
@@ -63,126 +62,15 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl import envs
-from tabletop_rl.envs.core.agents import Agent, SeatView, pass_view
-from tabletop_rl.envs.core.match import first_place_shares, play_game, score_margins
-from tabletop_rl.training import cli
-from tabletop_rl.training.agents import SUFFIX, agent_factory
-from tabletop_rl.training.files import new_folder
-from tabletop_rl.training.report import Z95
-from tabletop_rl.training.report import wilson as wilson_bounds
-from tabletop_rl.training.stopping import results, stoppable, worker_pool
-
-ELO_BASE, ELO_SCALE = 1500.0, 400.0 / math.log(10)
+from ... import envs
+from ...envs.core.agents import Agent, SeatView, pass_view
+from ...envs.core.match import first_place_shares, play_game, score_margins
+from ..runtime.agents import SUFFIX, agent_factory
+from ..runtime.files import new_folder
+from ..stopping import results, worker_pool
+from .stats import Z95, Estimate, Rating, bradley_terry, mean_interval, openskill_ratings, wilson
 
 
-# --------------------------------------------------------------------------- statistics
-@dataclass(frozen=True)
-class Estimate:
-    """A mean with its 95 % interval over ``n`` samples (``nan`` when undefined)."""
-
-    mean: float
-    low: float
-    high: float
-    n: int
-
-    def text(self, percent: bool = False, digits: int = 1) -> str:
-        if self.n == 0 or math.isnan(self.mean):
-            return "—"
-        k = 100 if percent else 1
-        unit = "%" if percent else ""
-        if math.isnan(self.low):
-            return f"{k * self.mean:.{digits}f}{unit}"
-        return f"{k * self.mean:.{digits}f}{unit} [{k * self.low:.{digits}f}, {k * self.high:.{digits}f}]"
-
-
-def wilson(samples: Sequence[float]) -> Estimate:
-    """Mean of outcomes in [0, 1] (draws as ½) with the 95 % Wilson score interval."""
-    n = len(samples)
-    if n == 0:
-        return Estimate(math.nan, math.nan, math.nan, 0)
-    p = float(np.mean(samples))
-    return Estimate(p, *wilson_bounds(p * n, n), n)
-
-
-def t_quantile_975(dof: int) -> float:
-    """97.5 % quantile of Student's t: exact for 1 and 2 dof, then a Cornish–Fisher expansion (< 1 % off)."""
-    if dof == 1:
-        return math.tan(math.pi * 0.475)
-    if dof == 2:
-        return 0.95 * math.sqrt(2 / (1 - 0.95**2))
-    z = Z95
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    return z + g1 / dof + g2 / dof**2 + g3 / dof**3
-
-
-def mean_interval(samples: Sequence[float]) -> Estimate:
-    """Sample mean with the 95 % t interval (no interval below two samples)."""
-    n = len(samples)
-    if n == 0:
-        return Estimate(math.nan, math.nan, math.nan, 0)
-    m = float(np.mean(samples))
-    if n < 2:
-        return Estimate(m, math.nan, math.nan, n)
-    half = t_quantile_975(n - 1) * float(np.std(samples, ddof=1)) / math.sqrt(n)
-    return Estimate(m, m - half, m + half, n)
-
-
-@dataclass(frozen=True)
-class Rating:
-    agent: str
-    value: float
-    low: float
-    high: float
-
-
-def bradley_terry(points: np.ndarray, games: np.ndarray, prior: float = 1.0) -> list[tuple[float, float]]:
-    """Bradley–Terry strengths from pairwise results, as (Elo, 95 % half-width) per agent.
-
-    ``points[i, j]`` is what i scored against j (wins + ½ draws) in ``games[i, j]`` games. Every pair that
-    met gets ``prior`` virtual drawn games, so an agent that never lost still has a finite rating. The fit
-    is Hunter's MM iteration; the interval comes from the inverse Fisher information (mean-zero gauge).
-    """
-    met = games > 0
-    w = points + prior / 2 * met
-    n = games + prior * met
-    p = np.ones(len(points))
-    for _ in range(100_000):
-        new = w.sum(axis=1) / (n / (p[:, None] + p[None, :])).sum(axis=1)
-        new /= np.exp(np.log(new).mean())
-        done = np.max(np.abs(new - p)) < 1e-12
-        p = new
-        if done:
-            break
-    q = p[:, None] / (p[:, None] + p[None, :])
-    info = n * q * q.T
-    cov = np.linalg.pinv(np.diag(info.sum(axis=1)) - info)
-    elo = ELO_BASE + ELO_SCALE * np.log(p)
-    half = Z95 * ELO_SCALE * np.sqrt(np.clip(np.diag(cov), 0, None))
-    return list(zip(elo.tolist(), half.tolist(), strict=True))
-
-
-def openskill_ratings(records: Iterable[GameRecord], num_agents: int) -> list[tuple[float, float]]:
-    """OpenSkill Plackett–Luce (μ, σ) per agent, updated game by game in the order played.
-
-    An agent seated several times in one game moves by the mean of its seats' updates."""
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    ratings = [model.rating() for _ in range(num_agents)]
-    for rec in records:
-        new = model.rate([[ratings[a]] for a in rec.seating], scores=list(rec.returns))
-        for a in set(rec.seating):
-            seats = [s for s, b in enumerate(rec.seating) if b == a]
-            mu = ratings[a].mu + float(np.mean([new[s][0].mu - ratings[a].mu for s in seats]))
-            sigma = float(np.mean([new[s][0].sigma for s in seats]))
-            ratings[a] = model.rating(mu=mu, sigma=sigma)
-    return [(r.mu, r.sigma) for r in ratings]
-
-
-# --------------------------------------------------------------------------- tournament
 @dataclass(frozen=True)
 class GameRecord:
     """One game: the deal (``env.reset(seed=seed)`` replays its cards), who sat where, how it ended."""
@@ -653,42 +541,3 @@ def _worker_job(job: Job) -> tuple[GameRecord, list[DecisionTimes]]:
 
 
 # --------------------------------------------------------------------------- command line
-def main(argv: Sequence[str] | None = None) -> Results:
-    parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.evaluate", description=__doc__.split("\n\n")[0])
-    parser.add_argument("game", choices=envs.list_games(), help="game to play")
-    parser.add_argument("agents", nargs="+", metavar="AGENT",
-                        help="agent specs: random, heuristic, pretrained, a policy file / run folder, or "
-                             "search[:key=value,...]")
-    parser.add_argument("--games", type=cli.count, default=40,
-                        help="games at each table (each set of agents that meets), rounded up to a multiple "
-                             "of the player count (default 40); the total is this times the tables: 3 for 3 "
-                             "agents at 2 players, 12 for 3 agents at 4 (40 → 480 games)")
-    parser.add_argument("--seed", type=cli.seed, default=0, help="tournament seed (default 0)")
-    parser.add_argument("--players", type=cli.count, help="player count (sets the game option num_players)")
-    parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
-                        help="game option (value read as YAML), repeatable, e.g. --set rounds=3")
-    parser.add_argument("--out", type=Path, help="output folder (default runs/eval/<game>); if it holds files "
-                                                 "already, <out>-2, <out>-3, … is used instead")
-    parser.add_argument("--workers", type=cli.count, default=1,
-                        help="games played in this many processes at once (default 1); same results as 1")
-    parser.add_argument("--one-vs-rest", action="store_true",
-                        help="the first agent alone against n-1 copies of each other agent (not a round-robin)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    try:
-        with stoppable(parser.prog, lambda: "nothing written: a tournament writes its results when it ends"):
-            results = tournament(args.game, args.agents, options=cli.game_options(args.set, args.players),
-                                 games_per_pairing=args.games, seed=args.seed, progress=not args.quiet,
-                                 workers=args.workers, one_vs_rest=args.one_vs_rest)
-    except ValueError as e:  # bad options, unknown agents, files that are not policies: one line, no traceback
-        parser.error(str(e))
-    paths = results.write(args.out or Path("runs") / "eval" / args.game)
-    print(results.to_markdown())
-    print(f"written to {paths['markdown'].parent}: " + ", ".join(p.name for p in paths.values()))
-    if "plot" not in paths:
-        print("(no tournament.png: matplotlib is not installed; pip install -e '.[plot]')")
-    return results
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

@@ -1,4 +1,4 @@
-"""Training checkpoints without pickle, and the bridge between torch policies and numpy weights.
+"""Training checkpoints without pickle.
 
 A checkpoint is two files in ``runs/<name>/checkpoints/``:
 
@@ -26,29 +26,18 @@ import numpy as np
 import torch
 from safetensors import safe_open
 
-from .files import atomic_write
-from .policy import (
+from ..runtime.files import atomic_write
+from ..runtime.policy import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_PREFIXES,
     FORMAT_VERSION,
     MLPPolicy,
     PolicyInfo,
+    Weights,
     load_policy,
     policy_file_bytes,
 )
-
-Weights = dict[str, np.ndarray]
-
-
-# ----------------------------------------------------------------------------- torch <-> numpy
-def weights_of(policy: torch.nn.Module) -> Weights:
-    """A copy of a torch policy's parameters as float32 numpy arrays, under their state_dict names."""
-    return {k: v.detach().cpu().numpy().astype(np.float32, copy=True) for k, v in policy.state_dict().items()}
-
-
-def load_weights(policy: torch.nn.Module, weights: Weights) -> None:
-    """Copy numpy weights into a torch policy (names and shapes must match exactly)."""
-    policy.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()})
+from .network import weights_of
 
 
 # ----------------------------------------------------------------------------- random states

@@ -21,8 +21,9 @@ from typing import Any
 
 import yaml
 
-from .opponents import check_weights
-from .policy import MAX_POOL
+from ..cli import apply_override, yaml_problem
+from ..runtime.opponents import check_weights
+from ..runtime.policy import ACTIVATIONS, MAX_POOL
 
 
 @dataclass
@@ -166,36 +167,6 @@ def read_yaml(path: str | Path) -> Any:
         raise ValueError(f"{path} is not valid YAML: {yaml_problem(error)}") from None
 
 
-def yaml_problem(error: yaml.YAMLError) -> str:
-    """What PyYAML found wrong, in one line (its own message quotes the text over several)."""
-    if isinstance(error, yaml.MarkedYAMLError) and error.problem_mark is not None:
-        mark = error.problem_mark
-        context = f" {error.context}" if error.context else ""
-        return f"{error.problem}{context} (line {mark.line + 1}, column {mark.column + 1})"
-    return " ".join(str(error).split())
-
-
-def apply_override(raw: dict[str, Any], item: str) -> None:
-    """``a.b=value``: the value is parsed as YAML (``1e-4``, ``[64, 64]``, ``{random: 1}``, ``null``).
-
-    Every command reads its ``--set`` here: a malformed one is a ``ValueError`` in one line naming it."""
-    key, sep, text = item.partition("=")
-    if not sep or not key.strip():
-        raise ValueError(f"--set {item!r}: expected key=value (the value read as YAML)")
-    try:
-        value = yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError as error:
-        raise ValueError(f"--set {item!r}: the value is not valid YAML: {yaml_problem(error)}") from None
-    *parents, leaf = key.strip().split(".")
-    node = raw
-    for part in parents:
-        child = node.setdefault(part, {})
-        if not isinstance(child, dict):
-            raise ValueError(f"--set {item!r}: {part!r} is not a section")
-        node = child
-    node[leaf] = value
-
-
 def _build(cls: type, raw: Any, prefix: str) -> Any:
     if not isinstance(raw, dict):
         raise ValueError(f"config section {prefix.rstrip('.') or '<top>'!r} must be a mapping, got {raw!r}")
@@ -330,8 +301,8 @@ def network_problems(n: Network) -> list[str]:
     """Hidden sizes > 0 and a known activation (the SB3 and the RLlib pipeline build the same network)."""
     problems = [f"network.{part}[{i}] must be > 0 (got {size})" for part in ("pi", "vf")
                 for i, size in enumerate(getattr(n, part)) if size <= 0]
-    if n.activation not in ("relu", "tanh"):
-        problems.append(f"network.activation must be one of ('relu', 'tanh') (got {n.activation!r})")
+    if n.activation not in ACTIVATIONS:
+        problems.append(f"network.activation must be one of {tuple(ACTIVATIONS)} (got {n.activation!r})")
     return problems
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -34,18 +33,15 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-import tabletop_rl
-from tabletop_rl.envs.core.agents import Agent, SeatView, pass_view
-from tabletop_rl.envs.core.match import play_game, score_margins
-
-from . import cli
-from .agents import agent_factory, load_agent, policy_path
-from .evaluate import mean_interval
-from .files import atomic_write, new_folder
-from .policy import MLPPolicy, load_policy, save_policy
-from .search import SearchSettings
-from .stopping import stoppable
-from .warm_start import parallel_map
+from ... import envs
+from ...envs.core.agents import Agent, SeatView, pass_view
+from ...envs.core.match import play_game, score_margins
+from ..evaluation.stats import mean_interval
+from ..runtime.agents import agent_factory
+from ..runtime.files import atomic_write
+from ..runtime.policy import MLPPolicy, load_policy, save_policy
+from ..runtime.search import SearchSettings
+from ..stopping import parallel_map
 
 CHUNK = 20  # games per saved chunk
 HELD_OUT = 10  # every 10th chunk is held out of the fit: agreement is reported on it
@@ -110,7 +106,7 @@ class Recorder:
 
 def record_chunk(settings: Settings, chunk: int) -> dict[str, np.ndarray]:
     """The decisions of the search agent in games ``chunk * CHUNK …`` and its score margin in each game."""
-    env = tabletop_rl.make(settings.game, **settings.options)
+    env = envs.make(settings.game, **settings.options)
     game = env.unwrapped.game
     players = len(env.possible_agents)
     make_teacher, make_opponent = agent_factory(settings.teacher, game), agent_factory(settings.opponent, game)
@@ -174,50 +170,28 @@ def load_chunks(out: Path, games: int) -> tuple[dict[str, np.ndarray], dict[str,
 # --------------------------------------------------------------------------- fitting
 def fit(policy: MLPPolicy, data: dict[str, np.ndarray], held_out: dict[str, np.ndarray], epochs: int,
         learning_rate: float, batch_size: int, seed: int, report: Any = print) -> dict[str, np.ndarray]:
-    """The actor's weights after ``epochs`` passes over ``data`` (cross-entropy over the legal moves; the
+    """The policy's weights after ``epochs`` passes of :func:`.imitation.fit` over ``data`` (the actor only: the
     critic's weights are returned unchanged). ``report`` gets one line per epoch on the held-out games."""
     import torch
 
-    torch.manual_seed(seed)
-    weights = {k: torch.tensor(v) for k, v in policy.weights.items()}
-    names = [f"mlp_extractor.policy_net.{2 * i}" for i in range(len(policy.info.network["pi"]))] + ["action_net"]
-    actor = [weights[f"{n}.{part}"].requires_grad_() for n in names for part in ("weight", "bias")]
-    activation = {"relu": torch.relu, "tanh": torch.tanh}[policy.info.network["activation"]]
+    from . import imitation
+    from .network import ActorCritic, MatmulLinear, load_weights, weights_of
 
-    def masked_logits(obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-        x = obs
-        for i, n in enumerate(names):
-            x = x @ weights[f"{n}.weight"].T + weights[f"{n}.bias"]
-            if i < len(names) - 1:
-                x = activation(x)
-        return x.masked_fill(~masks, -torch.inf)
-
-    tensors = {k: torch.as_tensor(v) for k, v in data.items() if k != "margins"}
-    held = {k: torch.as_tensor(v) for k, v in held_out.items() if k != "margins"}
+    net = ActorCritic(policy.info, MatmulLinear)
+    load_weights(net, policy.weights)
 
     def agreement(when: str) -> None:
         if not len(held_out["actions"]):
             return
-        with torch.no_grad():
-            logits = masked_logits(held["obs"], held["masks"])
-            loss = torch.nn.functional.cross_entropy(logits, held["actions"]).item()
-            agree = (logits.argmax(1) == held["actions"]).float()
-        searched = held["searched"]
+        agree, loss = imitation.agreement(net, held_out["obs"], held_out["masks"], held_out["actions"])
+        searched = torch.as_tensor(held_out["searched"])
         report(f"{when}: held-out cross-entropy {loss:.4f}, agreement with the search {100 * agree.mean():.1f}% "
                f"({100 * agree[searched].mean():.1f}% where it searched)")
 
-    optimizer = torch.optim.Adam(actor, lr=learning_rate)
-    generator = torch.Generator().manual_seed(seed)
     agreement("before")
-    for epoch in range(epochs):
-        for batch in torch.randperm(len(tensors["actions"]), generator=generator).split(batch_size):
-            loss = torch.nn.functional.cross_entropy(masked_logits(tensors["obs"][batch], tensors["masks"][batch]),
-                                                     tensors["actions"][batch])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-        agreement(f"epoch {epoch + 1}")
-    return {k: v.detach().numpy() for k, v in weights.items()}
+    imitation.fit(net, data, epochs, batch_size, learning_rate, torch.Generator().manual_seed(seed),
+                  after_epoch=lambda epoch: agreement(f"epoch {epoch + 1}"))
+    return weights_of(net)
 
 
 # --------------------------------------------------------------------------- the run
@@ -258,58 +232,3 @@ def keep_previous(out: Path) -> None:
     (out / "policy.safetensors").rename(out / f"policy-{k}.safetensors")
     if (out / "report.json").exists():
         (out / "report.json").rename(out / f"report-{k}.json")
-
-
-def main(argv: Sequence[str] | None = None) -> Path:
-    defaults = Settings("", {}, "", "", "", 1000)
-    parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.expert_iteration",
-                                description="One round of expert iteration: record the search agent's moves, fit "
-                                            "its network to them (docs/search.md).")
-    parser.add_argument("game", nargs="?", choices=tabletop_rl.envs.list_games(), help="game (not with --resume)")
-    parser.add_argument("--resume", metavar="OUT", help="continue the run in this folder: record the games still "
-                                                        "missing, then fit again (the earlier policy is kept)")
-    parser.add_argument("--games", type=cli.count, help=f"games to record (default {defaults.games})")
-    parser.add_argument("--workers", type=cli.count, default=1, help="processes playing games at once (default 1)")
-    parser.add_argument("--policy", default="pretrained", help="network to search with and fit (default pretrained)")
-    parser.add_argument("--search", default="", metavar="K=V,…", help="further search options, e.g. worlds=64")
-    parser.add_argument("--opponent", default="heuristic", help="agent spec of the other seats (default heuristic)")
-    parser.add_argument("--seed", type=cli.seed, default=defaults.seed)
-    parser.add_argument("--epochs", type=cli.count, help=f"passes over the decisions (default {defaults.epochs})")
-    parser.add_argument("--learning-rate", type=float, help=f"Adam's (default {defaults.learning_rate})")
-    parser.add_argument("--batch-size", type=cli.count, help=f"decisions per step (default {defaults.batch_size})")
-    parser.add_argument("--players", type=cli.count, help="player count (sets the game option num_players)")
-    parser.add_argument("--out", help="output folder (default runs/expert_iteration/<game>; if it holds files "
-                                      "already, <out>-2, <out>-3, … is used instead)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    given = {k: v for k, v in (("games", args.games), ("epochs", args.epochs), ("learning_rate", args.learning_rate),
-                               ("batch_size", args.batch_size)) if v is not None}
-    if args.resume:
-        if args.game:
-            parser.error("--resume continues a run with its own game and search: give no game")
-        if not (Path(args.resume) / "settings.json").is_file():
-            parser.error(f"{Path(args.resume) / 'settings.json'} not found: not an expert-iteration run folder")
-        settings = replace(Settings(**json.loads((Path(args.resume) / "settings.json").read_text())), **given)
-    elif not args.game:
-        parser.error("give a game, or --resume OUT")
-    else:
-        settings = replace(defaults, game=args.game, options=cli.game_options([], args.players), policy=args.policy,
-                           search=args.search, opponent=args.opponent, seed=args.seed, **given)
-    try:  # bad options, files and specs fail before any folder is made or game played
-        game = tabletop_rl.make(settings.game, **settings.options).unwrapped.game
-        settings = replace(settings, policy=str(policy_path(settings.policy, game)))
-        settings.check()
-        load_agent(settings.teacher, game)
-        load_agent(settings.opponent, game)
-    except ValueError as error:
-        parser.error(str(error))
-    out = Path(args.resume) if args.resume else new_folder(args.out or f"runs/expert_iteration/{args.game}")
-    with stoppable(parser.prog, lambda: f"{recorded_games(settings, out)} of {settings.games} games are saved in "
-                                        f"{out / 'chunks'}; --resume {out} continues"):
-        keep_previous(out)
-        atomic_write(out / "settings.json", json.dumps(asdict(settings), indent=1).encode())
-        return run(settings, out, args.workers, not args.quiet)
-
-
-if __name__ == "__main__":
-    main()

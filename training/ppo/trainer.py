@@ -1,87 +1,42 @@
-"""Train a MaskablePPO agent for any registered game.
-
-    python -m tabletop_rl.training.train --config configs/lost_cities.yaml [--set key=value ...]
-    python -m tabletop_rl.training.train --resume runs/lost_cities [--set total_timesteps=2000000]
-
-The learner plays one seat of :class:`~tabletop_rl.training.single_seat.SingleSeatEnv` against the configured
-opponent mix, in ``n_envs`` envs. At every rollout boundary (after a PPO update, before the next
-rollout) the loop, in this order, refreshes the self-play pool, evaluates against the evaluation
-opponents, and writes a checkpoint when they are due. Everything lands in the run's folder,
-``runs/<name>/`` — or ``runs/<name>-2``, ``-3``, … when that folder already holds an earlier run, which
-is never touched:
-
-================================  =======================================================
-``config.yaml``                   the resolved config (``--resume`` reads it back)
-``checkpoints/step_N.safetensors``  policy, optimizer state, self-play pool, torch RNG (also an agent)
-``checkpoints/step_N.json``       step counts, Python / numpy RNGs, evaluation history (written last)
-``tb/``                           TensorBoard logs (``rollout/*``, ``train/*``, ``eval/<opponent>/*``)
-``eval_history.json``             every evaluation record (see :mod:`tabletop_rl.training.report`)
-``policy.safetensors``            the final policy alone (what ``load_agent`` / ``--opponent`` take)
-``report.md``                     final evaluation, learning curve ``learning_curve.png``, config
-================================  =======================================================
-
-Stopping: ``max_minutes`` ends training at the next rollout boundary and still evaluates, writes the
-checkpoint and the report. Ctrl-C / SIGTERM / SIGHUP stops at the next step and checkpoints the state of
-the last rollout boundary (the unfinished rollout is dropped, so the step count stays exact); a second
-Ctrl-C aborts. Before the first checkpoint (during the warm start) a stop keeps nothing, says so, and
-``--resume`` starts the run again (:mod:`tabletop_rl.training.stopping`). ``--resume`` restores weights,
-optimizer, step count, snapshot pool, evaluation history and the python / numpy / torch RNG states
-(episodes that were in flight restart with fresh deals); on a finished run it says so, and with a raised
-``total_timesteps`` it trains on. Checkpoints hold tensors and JSON only
-(:mod:`tabletop_rl.training.checkpoint`): resuming unpickles nothing.
+"""One MaskablePPO training run (:class:`Trainer`) and its hooks into SB3's loop (:class:`TrainingLoop`): the
+learner plays one seat of :class:`~tabletop_rl.training.runtime.single_seat.SingleSeatEnv` against the opponent
+mix; at every rollout boundary the self-play pool is refreshed, the learner evaluated and a checkpoint written
+when due. ``python -m tabletop_rl.training.train`` runs it; the run folder and how a run stops and resumes are
+described in docs/training.md.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import signal
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.utils import LinearSchedule
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
+from tqdm import tqdm
 
-try:
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.utils import LinearSchedule
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
-    from tqdm import tqdm
-except ImportError as error:  # the light install (pip install -e .) evaluates and plays, but cannot train
-    raise SystemExit(f"training needs the 'train' extra ({error.name} is not installed): "
-                     "pip install -e '.[train]'  (or: make setup)") from None
-
-from tabletop_rl import envs
-from tabletop_rl.envs.core.match import first_place_shares, play_game, score_margins
-
-from .agents import load_agent, policy_path
-from .checkpoint import (
-    Checkpoint,
-    latest_checkpoint,
-    load_weights,
-    resume_point,
-    rng_state,
-    save_checkpoint,
-    set_rng_state,
-    weights_of,
-)
-from .cli import ArgumentParser
-from .config import RESUMABLE_KEYS, Config, dump, load_config
-from .files import new_folder
-from .opponents import SELF, SnapshotPool
-from .policy import MLPPolicy, PolicyAgent, PolicyInfo, load_policy, save_policy
-from .report import describe, next_steps, summarise, write_report
-from .shell import command
-from .single_seat import SingleSeatEnv, env_factory
-from .stopping import exit_code, on_stop_signals, start_helpers, stoppable
+from ... import envs
+from ...envs.core.match import first_place_shares, play_game, score_margins
+from ..runtime.agents import load_agent, policy_path
+from ..runtime.opponents import SELF, SnapshotPool
+from ..runtime.policy import MLPPolicy, PolicyAgent, PolicyInfo, load_policy, save_policy
+from ..runtime.single_seat import SingleSeatEnv
+from ..stopping import ignore_stop_signals, start_helpers, stop_on_signals
+from .checkpoint import Checkpoint, rng_state, save_checkpoint, set_rng_state
+from .config import Config
+from .network import limit_torch_threads, load_weights, torch_activation, weights_of
+from .report import describe, summarise, write_report
 from .warm_start import imitate, teacher_games
 
-ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 EVAL_SEED_TAG = 7919  # evaluation deals derive from (seed, tag): never the training deals
 
 
@@ -111,10 +66,15 @@ def evaluate(learner: Any, game: str, game_options: dict, opponent: str, games: 
     return summarise(step, opponent, seats, wins, margins if len(margins) == games else None, n)
 
 
-def limit_torch_threads(n: int = 1) -> None:
-    """More threads thrash on a shared, busy CPU: the rollouts run batch-8 forward passes."""
-    if torch.get_num_threads() != n:
-        torch.set_num_threads(n)
+def env_factory(in_worker: bool = False, **kwargs: Any) -> Callable[[], SingleSeatEnv]:
+    """A picklable constructor for ``SubprocVecEnv`` / ``DummyVecEnv``. A worker process ignores the stop signals:
+    the training process catches them, checkpoints, then closes the workers."""
+    def make() -> SingleSeatEnv:
+        if in_worker:
+            ignore_stop_signals()
+        return SingleSeatEnv(**kwargs)
+
+    return make
 
 
 # ----------------------------------------------------------------------------- the training run
@@ -147,7 +107,7 @@ class Trainer:
                            "margin_reward": c.margin_reward}
         SingleSeatEnv(**self.env_kwargs)  # the seat and the opponent mix (every agent in it) check out
         self.policy_kwargs = {"net_arch": {"pi": self.network["pi"], "vf": self.network["vf"]},
-                              "activation_fn": ACTIVATIONS[c.network.activation]}
+                              "activation_fn": torch_activation(c.network.activation)}
         self.pool = SnapshotPool(c.opponents.pool_size)
         self.history: list[dict[str, Any]] = []
         self.last = {"snapshot": None, "eval": None, "checkpoint": 0}  # step of the last time each was done
@@ -376,103 +336,3 @@ def say(text: str, loop: TrainingLoop | None) -> None:
         loop.bar.write(text)
     else:
         print(text, flush=True)
-
-
-def stop_on_signals(loop: TrainingLoop):
-    """First Ctrl-C / SIGTERM / SIGHUP: finish the current step, checkpoint, exit. Second Ctrl-C: abort now."""
-    def request_stop(signum: int, frame: Any) -> None:
-        if loop.stop_reason is not None and signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        loop.stop_reason = signal.Signals(signum).name
-
-    return on_stop_signals(request_stop)
-
-
-# ----------------------------------------------------------------------------- command line
-def resolve_config(args: argparse.Namespace) -> tuple[Config, Path | None]:
-    """The config of a fresh run (``--config``; run folder ``None``: to be claimed), or the saved config
-    of the run being resumed and its folder."""
-    if not args.resume:
-        if args.config is None:
-            raise ValueError("give --config configs/<game>.yaml (or --resume RUN_DIR)")
-        return load_config(args.config, args.set), None
-    if isinstance(args.resume, str):
-        run_dir = Path(args.resume)
-    elif args.config is not None:
-        run_dir = load_config(args.config, args.set).run_dir
-    else:
-        raise ValueError("--resume needs the run directory, or --config to find it")
-    saved = run_dir / "config.yaml"
-    if not saved.is_file():
-        raise ValueError(f"nothing to resume: {saved} does not exist")
-    changed = {item.partition("=")[0].strip().split(".")[0] for item in args.set}
-    if changed - RESUMABLE_KEYS:
-        raise ValueError(f"--resume cannot change {sorted(changed - RESUMABLE_KEYS)}; only "
-                         f"{sorted(RESUMABLE_KEYS)} (the rest defines what is being learned)")
-    config = load_config(saved, args.set)
-    config.name, config.runs_dir = run_dir.name, str(run_dir.parent)  # the folder may have been moved
-    return config, run_dir
-
-
-def finished_message(config: Config, run_dir: Path, checkpoint: Checkpoint) -> str | None:
-    """What to say instead of resuming (from ``checkpoint``) a run that already reached its ``total_timesteps``."""
-    step = checkpoint.step
-    if not (checkpoint.trainer["finished"] and step >= config.total_timesteps):
-        return None
-    return (f"{run_dir} is finished: {step:,} steps of total_timesteps={config.total_timesteps:,}, "
-            f"evaluated, policy in {run_dir / 'policy.safetensors'}. To train it further, raise the total: "
-            + command("tabletop_rl.training.train", "--resume", run_dir, "--set", f"total_timesteps={2 * step}"))
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    usage = "\n\n".join(__doc__.split("\n\n")[:2])
-    parser = ArgumentParser(prog="python -m tabletop_rl.training.train", description=usage,
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", help="YAML config, e.g. configs/lost_cities.yaml")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config value, e.g. --set ppo.learning_rate=1e-4 (repeatable)")
-    parser.add_argument("--resume", nargs="?", const=True, default=None, metavar="RUN_DIR",
-                        help="continue the run of --config (or RUN_DIR) from its newest checkpoint")
-    return parser.parse_args(argv)
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    try:
-        config, run_dir = resolve_config(args)
-        resumed = None
-        if run_dir is not None:  # the newest checkpoint that reads back, before anything is changed
-            resumed, skipped = resume_point(run_dir)
-            for reason in skipped:
-                print(f"{reason}: skipped, resuming from step {resumed.step:,}")
-            if resumed is not None and (message := finished_message(config, run_dir, resumed)):
-                print(message)
-                return 0
-        # Everything that can fail, before any file exists. A run stopped before its first checkpoint starts afresh.
-        trainer = Trainer(config, fresh=resumed is None)
-    except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    if run_dir is None:
-        run_dir = new_folder(config.run_dir)
-        if run_dir != config.run_dir:
-            print(f"{config.run_dir} holds an earlier run (left as it is): this run goes to {run_dir}")
-        config.name, config.runs_dir = run_dir.name, str(run_dir.parent)
-    dump(config, run_dir / "config.yaml")  # on --resume: with the changed total_timesteps, max_minutes, …
-    with stoppable(config.name, lambda: f"--resume {run_dir} " + (
-            "continues from its newest checkpoint" if latest_checkpoint(run_dir) else
-            "starts the run again: nothing is saved before the first checkpoint (a warm start is not kept)")):
-        result = trainer.run(run_dir, resumed)
-    print(f"\n{config.name}: {result['status']} {result['num_timesteps']:,} steps in "
-          f"{result['minutes']:.1f} min ({result['steps_per_second']:.0f} PPO steps/s).")
-    for record in result["final"]:
-        print("  " + describe(record))
-    print(f"Run folder: {run_dir}\nReport: {result['report']}\n\nNext:")
-    for what, line in next_steps(config.game, run_dir, result["policy"], result["num_timesteps"],
-                                 result["finished"]):
-        print(f"  {what + ':':<22} {line}")
-    return exit_code(result["stopped"]) if result["stopped"] not in (None, "max_minutes") else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

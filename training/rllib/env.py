@@ -25,10 +25,9 @@ from typing import Any
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from tabletop_rl import envs
-from tabletop_rl.envs.core.game import check_seed
-
-from .opponents import SELF, check_weights
+from ... import envs
+from ...envs.core.game import check_seed
+from ..runtime.opponents import SELF, check_weights
 
 LEARNER = "learner"  # the trained RLModule
 

@@ -24,21 +24,11 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from tabletop_rl import envs
-
-from .agents import load_agent
-from .train import ACTIVATIONS
+from ... import envs
+from ..ppo.network import build, logits, values
+from ..runtime.agents import load_agent
 
 OBSERVATION, MASK = "observation", "action_mask"
-
-
-def mlp(in_size: int, hidden: list[int], activation: type[torch.nn.Module]) -> tuple[torch.nn.Sequential, int]:
-    """Linear + activation per hidden size (SB3's ``MlpExtractor`` branch), and its output size."""
-    layers: list[torch.nn.Module] = []
-    for size in hidden:
-        layers += [torch.nn.Linear(in_size, size), activation()]
-        in_size = size
-    return torch.nn.Sequential(*layers), in_size
 
 
 def orthogonal_init(module: torch.nn.Module, gain: float) -> None:
@@ -58,30 +48,20 @@ class MaskedActor(TorchRLModule):
     """
 
     def setup(self) -> None:
-        config = self.model_config
-        activation = ACTIVATIONS[config["activation"]]
-        size = self.observation_space[OBSERVATION].shape[0]
-        self.mlp_extractor = torch.nn.Module()
-        self.mlp_extractor.policy_net, pi_out = mlp(size, list(config["pi"]), activation)
-        self.mlp_extractor.value_net, vf_out = mlp(size, list(config["vf"]), activation)
-        self.action_net = torch.nn.Linear(pi_out, self.action_space.n)
-        self.value_net = torch.nn.Linear(vf_out, 1)
+        build(self, self.observation_space[OBSERVATION].shape[0], self.action_space.n, self.model_config)
         for part, gain in ((self.mlp_extractor, np.sqrt(2)), (self.action_net, 0.01), (self.value_net, 1.0)):
             orthogonal_init(part, gain)
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
-        logits = self.action_net(self.mlp_extractor.policy_net(obs[OBSERVATION]))
-        return {Columns.ACTION_DIST_INPUTS: logits.masked_fill(obs[MASK] == 0, FLOAT_MIN)}
-
+        return {Columns.ACTION_DIST_INPUTS: logits(self, obs[OBSERVATION]).masked_fill(obs[MASK] == 0, FLOAT_MIN)}
 
 
 class MaskedActorCritic(MaskedActor, ValueFunctionAPI):
     """The learner: :class:`MaskedActor` with the value head exposed to PPO (``compute_values``)."""
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
-        observation = batch[Columns.OBS][OBSERVATION]
-        return self.value_net(self.mlp_extractor.value_net(observation)).squeeze(-1)
+        return values(self, batch[Columns.OBS][OBSERVATION])
 
 
 class AgentModule(RLModule):

@@ -24,13 +24,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tabletop_rl.envs.core.agents import Agent, builtin_agent
-from tabletop_rl.envs.core.game import Game
-
+from ...envs.core.agents import Agent, builtin_agent
+from ...envs.core.game import Game
+from ..shell import command
 from .policy import PolicyAgent, PolicyFileError, load_policy
-from .shell import command
 
-PRETRAINED_DIR = Path(__file__).parent / "pretrained"
+PRETRAINED_DIR = Path(__file__).parents[1] / "pretrained"  # training/pretrained
 SUFFIX = ".safetensors"
 
 

@@ -16,14 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl.envs.core.agents import Agent
-from tabletop_rl.envs.core.game import Game
-
+from ...envs.core.agents import Agent
+from ...envs.core.game import Game
 from .agents import agent_factory
-from .policy import MLPPolicy, PolicyAgent, PolicyInfo
+from .policy import MLPPolicy, PolicyAgent, PolicyInfo, Weights
 
 SELF = "self"
-Weights = dict[str, np.ndarray]
 
 
 class SnapshotPool:

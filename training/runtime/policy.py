@@ -47,26 +47,40 @@ import math
 import os
 import reprlib
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save as safetensors_bytes
 
-from tabletop_rl.envs.core.game import Game
-
+from ...envs.core.game import Game
 from .files import atomic_write
 
 POLICY_FORMAT, CHECKPOINT_FORMAT, FORMAT_VERSION = "tabletop-rl-policy", "tabletop-rl-checkpoint", "1"
 CHECKPOINT_PREFIXES = ("optimizer/", "pool/", "rng/")  # training state a checkpoint adds to the policy
-ACTIVATIONS = ("relu", "tanh")
 MAX_LAYERS, MAX_WIDTH, MAX_PARAMETERS = 16, 4096, 50_000_000  # per network (pi, vf); in all
 MAX_POOL, STATE_SLACK = 64, 2**16  # a checkpoint's snapshots; the bytes of its Adam steps and RNG state
 MAX_HEADER_BYTES = 2**20  # a checkpoint of MAX_POOL snapshots of MAX_LAYERS layers needs about 600 KB
+Weights = dict[str, np.ndarray]  # a network's tensors by name
 EXPECTED = "a tabletop-rl policy (.safetensors written by tabletop_rl.training.train)"
+
+
+def _relu(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0, out=out)
+
+
+class Activation(NamedTuple):
+    """A hidden layer's activation, as the numpy inference and the torch training build it."""
+
+    numpy: Callable[..., np.ndarray]  # applied in place: f(x, out=x)
+    torch: str  # the torch.nn module of the same function (training.ppo.network)
+
+
+# network.activation: every name a policy file and a config may give, defined here only
+ACTIVATIONS = {"relu": Activation(_relu, "ReLU"), "tanh": Activation(np.tanh, "Tanh")}
 
 
 class PolicyFileError(ValueError):
@@ -146,7 +160,7 @@ class MLPPolicy:
     def __init__(self, weights: Mapping[str, np.ndarray], info: PolicyInfo):
         self.info = info
         self.weights = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in weights.items()}
-        self._activation = {"relu": _relu, "tanh": np.tanh}[info.network["activation"]]
+        self._activation = ACTIVATIONS[info.network["activation"]].numpy
         self.actor = self._layers("policy_net", "action_net", len(info.network["pi"]))
         self.critic = self._layers("value_net", "value_net", len(info.network["vf"]))
 
@@ -181,10 +195,6 @@ class MLPPolicy:
     def value(self, observation: np.ndarray) -> np.ndarray:
         """The critic's value: shape () for one observation, (batch,) for a batch."""
         return self._run(self.critic, observation)[..., 0].copy()
-
-
-def _relu(x: np.ndarray, out: np.ndarray) -> np.ndarray:
-    return np.maximum(x, 0, out=out)
 
 
 class PolicyAgent:
@@ -420,7 +430,7 @@ def _info_problem(doc: Any) -> str | None:
         if not isinstance(sizes, list) or not all(type(n) is int and n > 0 for n in sizes):
             return f"network.{key} must be a list of positive layer sizes, got {_short(sizes)}"
     if net["activation"] not in ACTIVATIONS:
-        return f"network.activation must be one of {ACTIVATIONS}, got {_short(net['activation'])}"
+        return f"network.activation must be one of {tuple(ACTIVATIONS)}, got {_short(net['activation'])}"
     return None
 
 

@@ -59,10 +59,9 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from tabletop_rl.envs.core.agents import Agent, SeatView, legal_actions
-from tabletop_rl.envs.core.game import Game, State
-from tabletop_rl.envs.core.match import score_margins
-
+from ...envs.core.agents import Agent, SeatView, legal_actions
+from ...envs.core.game import Game, State
+from ...envs.core.match import score_margins
 from .policy import MLPPolicy, PolicyFileError, load_policy, read_policy_info
 
 PREFIX = "search"

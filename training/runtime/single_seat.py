@@ -31,20 +31,17 @@ from __future__ import annotations
 
 import operator
 import os
-import signal
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from tabletop_rl import envs
-from tabletop_rl.envs.core.agents import attach_view
-from tabletop_rl.envs.core.game import check_seed
-from tabletop_rl.envs.core.match import score_margins
-
+from ... import envs
+from ...envs.core.agents import attach_view
+from ...envs.core.game import check_seed
+from ...envs.core.match import score_margins
 from .opponents import SELF, OpponentMix, Weights
-from .stopping import SIGNALS
 
 MAX_RESETS = 100  # deals in a row that end before the learner's first decision: surely a bug
 ILLEGAL_REWARD = -1.0  # PettingZoo's illegal-move convention (TerminateIllegalWrapper(illegal_reward=-1))
@@ -196,21 +193,6 @@ class SingleSeatEnv(gym.Env):
         if scores is not None:
             info.update(scores=list(scores), margin=float(score_margins(scores)[self.seat]))
         return info
-
-
-def env_factory(in_worker: bool = False, **kwargs: Any) -> Callable[[], SingleSeatEnv]:
-    """A picklable constructor for ``SubprocVecEnv`` / ``DummyVecEnv``.
-
-    In a worker process Ctrl-C, SIGTERM and SIGHUP are ignored: the training process catches them,
-    checkpoints, then closes the workers.
-    """
-    def make() -> SingleSeatEnv:
-        if in_worker:
-            for s in SIGNALS:
-                signal.signal(s, signal.SIG_IGN)
-        return SingleSeatEnv(**kwargs)
-
-    return make
 
 
 def single_seat_env(game: str, opponent: str | os.PathLike | Mapping[str, float] = "random",

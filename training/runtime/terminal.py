@@ -1,8 +1,4 @@
-"""Play any game against any agent in the terminal.
-
-    python -m tabletop_rl.training.play lost_cities --opponent heuristic
-    python -m tabletop_rl.training.play lost_cities --opponent runs/lc --seat 1 --seed 7 --set rounds=3
-    python -m tabletop_rl.training.play five_towers --set num_players=3 --opponent heuristic random
+"""A game in the terminal: a person as an agent, against any agents (``python -m tabletop_rl.training.play``).
 
 You see the table as your seat sees it (``State.render_text(viewer=you)``: never the opponents' hidden
 cards; the card you just drew is marked), then your legal actions, numbered. Answer with the number or
@@ -20,18 +16,17 @@ Opponents are loaded by the shared loader (``tabletop_rl.training.agents.load_ag
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 import numpy as np
 
-from tabletop_rl import envs
-from tabletop_rl.envs.core.agents import Agent, SeatView, pass_view
-from tabletop_rl.envs.core.match import play_game
-from tabletop_rl.training import cli
-from tabletop_rl.training.agents import load_agent
+from ... import envs
+from ...envs.core.agents import Agent, SeatView, pass_view
+from ...envs.core.match import play_game
+from .. import cli
+from .agents import load_agent
 
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("?", "h", "help")
@@ -210,36 +205,3 @@ def play(game_name: str, opponents: Sequence[str], *, seat: int | str = "random"
     else:
         print(outcome(returns, human), file=out, flush=True)
     return returns
-
-
-def _seat(text: str) -> int | str:
-    if text == "random":
-        return text
-    seat = cli.integer(text)
-    if seat is not None and seat >= 0:
-        return seat
-    raise argparse.ArgumentTypeError(f"expected a seat number or 'random', got {text!r}")
-
-
-def main(argv: Sequence[str] | None = None) -> np.ndarray | None:
-    parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.play", description=__doc__.split("\n\n")[0])
-    parser.add_argument("game", choices=envs.list_games(), help="game to play")
-    parser.add_argument("--opponent", nargs="+", default=["heuristic"], metavar="AGENT",
-                        help="random, heuristic, pretrained or a policy file / run folder; one for all opponent seats "
-                             "or one per opponent seat (default heuristic)")
-    parser.add_argument("--seat", type=_seat, default="random", help="your seat: 0, 1, … or random (default)")
-    parser.add_argument("--seed", type=cli.seed, help="seed for the deal, the seats and the opponents")
-    parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
-                        help="game option (value read as YAML), repeatable, e.g. --set rounds=3")
-    args = parser.parse_args(argv)
-    try:
-        return play(args.game, args.opponent, seat=args.seat, seed=args.seed, options=cli.game_options(args.set))
-    except ValueError as error:  # bad options, unknown agents, files that are not policies: one line
-        parser.error(str(error))
-    except KeyboardInterrupt:
-        print("\nGame abandoned.")
-    return None
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

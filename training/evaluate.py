@@ -1,0 +1,60 @@
+"""Seat-balanced round-robin tournaments between any agents, for any game and player count.
+
+    python -m tabletop_rl.training.evaluate lost_cities random heuristic runs/lost_cities/policy.safetensors --games 100
+    python -m tabletop_rl.training.evaluate five_towers random heuristic --players 3 --set final_partial_round=False
+
+The command line over :func:`tabletop_rl.training.evaluation.tournament.tournament`; tables, seats, outcomes,
+intervals, ratings and outputs are described in docs/training.md.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import envs
+from . import cli
+from .evaluation.tournament import Results, tournament
+from .stopping import stoppable
+
+
+def main(argv: Sequence[str] | None = None) -> Results:
+    parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.evaluate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("game", choices=envs.list_games(), help="game to play")
+    parser.add_argument("agents", nargs="+", metavar="AGENT",
+                        help="agent specs: random, heuristic, pretrained, a policy file / run folder, or "
+                             "search[:key=value,...]")
+    parser.add_argument("--games", type=cli.count, default=40,
+                        help="games at each table (each set of agents that meets), rounded up to a multiple "
+                             "of the player count (default 40); the total is this times the tables: 3 for 3 "
+                             "agents at 2 players, 12 for 3 agents at 4 (40 → 480 games)")
+    parser.add_argument("--seed", type=cli.seed, default=0, help="tournament seed (default 0)")
+    parser.add_argument("--players", type=cli.count, help="player count (sets the game option num_players)")
+    parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
+                        help="game option (value read as YAML), repeatable, e.g. --set rounds=3")
+    parser.add_argument("--out", type=Path, help="output folder (default runs/eval/<game>); if it holds files "
+                                                 "already, <out>-2, <out>-3, … is used instead")
+    parser.add_argument("--workers", type=cli.count, default=1,
+                        help="games played in this many processes at once (default 1); same results as 1")
+    parser.add_argument("--one-vs-rest", action="store_true",
+                        help="the first agent alone against n-1 copies of each other agent (not a round-robin)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        with stoppable(parser.prog, lambda: "nothing written: a tournament writes its results when it ends"):
+            results = tournament(args.game, args.agents, options=cli.game_options(args.set, args.players),
+                                 games_per_pairing=args.games, seed=args.seed, progress=not args.quiet,
+                                 workers=args.workers, one_vs_rest=args.one_vs_rest)
+    except ValueError as e:  # bad options, unknown agents, files that are not policies: one line, no traceback
+        parser.error(str(e))
+    paths = results.write(args.out or Path("runs") / "eval" / args.game)
+    print(results.to_markdown())
+    print(f"written to {paths['markdown'].parent}: " + ", ".join(p.name for p in paths.values()))
+    if "plot" not in paths:
+        print("(no tournament.png: matplotlib is not installed; pip install -e '.[plot]')")
+    return results
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,77 @@
+"""One round of expert iteration: record the search agent's moves, fit its network to them.
+
+    python -m tabletop_rl.training.expert_iteration lost_cities --games 1000 --workers 2
+    python -m tabletop_rl.training.expert_iteration --resume runs/expert_iteration/lost_cities --games 1400
+    python -m tabletop_rl.training.evaluate lost_cities runs/expert_iteration/lost_cities heuristic --games 2000
+
+The command line over :mod:`tabletop_rl.training.ppo.expert_iteration` (docs/search.md, "Expert iteration").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, replace
+from pathlib import Path
+
+from .. import envs
+from . import cli
+from .ppo.expert_iteration import Settings, keep_previous, recorded_games, run
+from .runtime.agents import load_agent, policy_path
+from .runtime.files import atomic_write, new_folder
+from .stopping import stoppable
+
+
+def main(argv: Sequence[str] | None = None) -> Path:
+    defaults = Settings("", {}, "", "", "", 1000)
+    parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.expert_iteration",
+                                description="One round of expert iteration: record the search agent's moves, fit "
+                                            "its network to them (docs/search.md).")
+    parser.add_argument("game", nargs="?", choices=envs.list_games(), help="game (not with --resume)")
+    parser.add_argument("--resume", metavar="OUT", help="continue the run in this folder: record the games still "
+                                                        "missing, then fit again (the earlier policy is kept)")
+    parser.add_argument("--games", type=cli.count, help=f"games to record (default {defaults.games})")
+    parser.add_argument("--workers", type=cli.count, default=1, help="processes playing games at once (default 1)")
+    parser.add_argument("--policy", default="pretrained", help="network to search with and fit (default pretrained)")
+    parser.add_argument("--search", default="", metavar="K=V,…", help="further search options, e.g. worlds=64")
+    parser.add_argument("--opponent", default="heuristic", help="agent spec of the other seats (default heuristic)")
+    parser.add_argument("--seed", type=cli.seed, default=defaults.seed)
+    parser.add_argument("--epochs", type=cli.count, help=f"passes over the decisions (default {defaults.epochs})")
+    parser.add_argument("--learning-rate", type=float, help=f"Adam's (default {defaults.learning_rate})")
+    parser.add_argument("--batch-size", type=cli.count, help=f"decisions per step (default {defaults.batch_size})")
+    parser.add_argument("--players", type=cli.count, help="player count (sets the game option num_players)")
+    parser.add_argument("--out", help="output folder (default runs/expert_iteration/<game>; if it holds files "
+                                      "already, <out>-2, <out>-3, … is used instead)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    given = {k: v for k, v in (("games", args.games), ("epochs", args.epochs), ("learning_rate", args.learning_rate),
+                               ("batch_size", args.batch_size)) if v is not None}
+    if args.resume:
+        if args.game:
+            parser.error("--resume continues a run with its own game and search: give no game")
+        if not (Path(args.resume) / "settings.json").is_file():
+            parser.error(f"{Path(args.resume) / 'settings.json'} not found: not an expert-iteration run folder")
+        settings = replace(Settings(**json.loads((Path(args.resume) / "settings.json").read_text())), **given)
+    elif not args.game:
+        parser.error("give a game, or --resume OUT")
+    else:
+        settings = replace(defaults, game=args.game, options=cli.game_options([], args.players), policy=args.policy,
+                           search=args.search, opponent=args.opponent, seed=args.seed, **given)
+    try:  # bad options, files and specs fail before any folder is made or game played
+        game = envs.make(settings.game, **settings.options).unwrapped.game
+        settings = replace(settings, policy=str(policy_path(settings.policy, game)))
+        settings.check()
+        load_agent(settings.teacher, game)
+        load_agent(settings.opponent, game)
+    except ValueError as error:
+        parser.error(str(error))
+    out = Path(args.resume) if args.resume else new_folder(args.out or f"runs/expert_iteration/{args.game}")
+    with stoppable(parser.prog, lambda: f"{recorded_games(settings, out)} of {settings.games} games are saved in "
+                                        f"{out / 'chunks'}; --resume {out} continues"):
+        keep_previous(out)
+        atomic_write(out / "settings.json", json.dumps(asdict(settings), indent=1).encode())
+        return run(settings, out, args.workers, not args.quiet)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""Play any game against any agent in the terminal.
+
+    python -m tabletop_rl.training.play lost_cities --opponent heuristic
+    python -m tabletop_rl.training.play lost_cities --opponent runs/lc --seat 1 --seed 7 --set rounds=3
+    python -m tabletop_rl.training.play five_towers --set num_players=3 --opponent heuristic random
+
+The command line over :func:`tabletop_rl.training.runtime.terminal.play`; how a game in the terminal goes is
+in docs/training.md ("Play in the terminal").
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import envs
+from . import cli
+from .runtime.terminal import play
+
+
+def _seat(text: str) -> int | str:
+    if text == "random":
+        return text
+    seat = cli.integer(text)
+    if seat is not None and seat >= 0:
+        return seat
+    raise argparse.ArgumentTypeError(f"expected a seat number or 'random', got {text!r}")
+
+
+def main(argv: Sequence[str] | None = None) -> np.ndarray | None:
+    parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.play", description=__doc__.split("\n\n")[0])
+    parser.add_argument("game", choices=envs.list_games(), help="game to play")
+    parser.add_argument("--opponent", nargs="+", default=["heuristic"], metavar="AGENT",
+                        help="random, heuristic, pretrained or a policy file / run folder; one for all opponent seats "
+                             "or one per opponent seat (default heuristic)")
+    parser.add_argument("--seat", type=_seat, default="random", help="your seat: 0, 1, … or random (default)")
+    parser.add_argument("--seed", type=cli.seed, help="seed for the deal, the seats and the opponents")
+    parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
+                        help="game option (value read as YAML), repeatable, e.g. --set rounds=3")
+    args = parser.parse_args(argv)
+    try:
+        return play(args.game, args.opponent, seat=args.seat, seed=args.seed, options=cli.game_options(args.set))
+    except ValueError as error:  # bad options, unknown agents, files that are not policies: one line
+        parser.error(str(error))
+    except KeyboardInterrupt:
+        print("\nGame abandoned.")
+    return None
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
