@@ -1,12 +1,10 @@
-"""Stopping a command cleanly: Ctrl-C, SIGTERM and SIGHUP all end it the way Ctrl-C does.
+"""Stopping a command cleanly: Ctrl-C, SIGTERM and SIGHUP all end it the way Ctrl-C does (docs/training.md,
+"Stopping a command").
 
-Every command runs its work inside :func:`stoppable`: a stop signal raises :class:`Stopped` (a
-``KeyboardInterrupt``) in the main thread, which unwinds the command — its worker processes are ended
-(:func:`worker_pool`), no file is left half-written (``files.atomic_write``) — and then one line on stderr
-says that it stopped and what was kept; the exit code is the shell's, 128 + the signal's number (130 for
-Ctrl-C, 143 for SIGTERM, 129 for SIGHUP). Workers ignore the stop signals (Ctrl-C and a hang-up reach the
-whole process group): the main process alone decides, and ends them. A signal the command was started to
-ignore (``nohup``: SIGHUP) stays ignored.
+A command runs its work inside :func:`stoppable`, which turns a stop signal into :class:`Stopped` (a
+``KeyboardInterrupt``), says in one line what was kept and exits with the shell's code (128 + the signal);
+a loop that stops between steps uses :func:`stop_on_signals` instead. Worker processes (:func:`worker_pool`,
+:func:`parallel_map`) ignore the stop signals and are ended by the main process, which alone decides.
 """
 
 from __future__ import annotations

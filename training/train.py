@@ -23,7 +23,7 @@ except ModuleNotFoundError as error:
 
 from .cli import ArgumentParser
 from .ppo.checkpoint import Checkpoint, latest_checkpoint, resume_point
-from .ppo.config import RESUMABLE_KEYS, Config, dump, load_config
+from .ppo.config import RESUMABLE_KEYS, Config, dump, load_config, saved_config
 from .ppo.report import describe, next_steps
 from .runtime.files import new_folder
 from .shell import command
@@ -43,14 +43,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[Config, Path | None]:
         run_dir = load_config(args.config, args.set).run_dir
     else:
         raise ValueError("--resume needs the run directory, or --config to find it")
-    saved = run_dir / "config.yaml"
-    if not saved.is_file():
-        raise ValueError(f"nothing to resume: {saved} does not exist")
-    changed = {item.partition("=")[0].strip().split(".")[0] for item in args.set}
-    if changed - RESUMABLE_KEYS:
-        raise ValueError(f"--resume cannot change {sorted(changed - RESUMABLE_KEYS)}; only "
-                         f"{sorted(RESUMABLE_KEYS)} (the rest defines what is being learned)")
-    config = load_config(saved, args.set)
+    config = load_config(saved_config(run_dir, args.set, RESUMABLE_KEYS), args.set)
     config.name, config.runs_dir = run_dir.name, str(run_dir.parent)  # the folder may have been moved
     return config, run_dir
 

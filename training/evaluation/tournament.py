@@ -1,50 +1,7 @@
-"""Seat-balanced round-robin tournaments between any agents, for any game and player count.
-
-    python -m tabletop_rl.training.evaluate lost_cities random heuristic runs/lost_cities/policy.safetensors --games 100
-    python -m tabletop_rl.training.evaluate five_towers random heuristic --players 3 --set final_partial_round=False
-
-Agents are given as specs for the shared loader (``tabletop_rl.training.agents.load_agent``): ``random``,
-``heuristic``, ``pretrained``, the path of a policy file / checkpoint / run folder, or ``search`` (with
-options, ``search:worlds=64,k=4``; ``tabletop_rl.training.search``).
-
-**Tables and seats.** A *table* is a set of agents that meet: every pair for two players, every
-n-subset of the agents for n players (or, with fewer agents than seats, every multiset of them that
-mixes at least two agents). With ``--one-vs-rest`` the first agent instead meets each other agent alone,
-against n − 1 copies of it (tables A B…B, A C…C, …): with one other agent, A's first-place share is then
-the share of one A against n − 1 Bs, which a round-robin mixing tables A A B B, A B B B cannot give.
-Each table is played in every cyclic rotation of its seats, so every agent sits in every seat equally
-often — for two players, both seat orders. Each deal (env seed) is replayed in every rotation at every
-table (common random numbers): agents are compared on the same cards.
-
-**Outcomes.** Results come from the env's returns, which rank the seats (``State.returns``):
-
-* *win rate of A vs B* (cross-table): per game in which both sit, 1 if A ranks above B, ½ on a tie
-  (a draw), 0 below; 95 % Wilson interval.
-* *first-place share* (per agent): 1 for the sole winner, 1/k for each of k tied winners.
-* *score margin*: A's game score − B's (cross-table), or − the mean of the others (per agent), divided by
-  the option ``rounds`` if the game has one; mean with a 95 % t interval.
-* Intervals are taken over *deals*, not games: a deal's games (its seat rotations, at one table) share
-  their cards and are not independent, so each deal's games are averaged first and the interval is
-  computed on those per-deal means (the Wilson interval with n = the number of deals).
-* *ratings*: Bradley–Terry fitted to the pairwise results (Elo scale, mean 1500) for two players;
-  OpenSkill Plackett–Luce over the full rankings for more.
-
-A truncated game (turn cap) has all-zero returns and so counts as a draw. An agent seated more than once
-at a table is averaged over its seats, so every game counts once.
-
-**Determinism and parallel games.** Every game gets fresh agents whose seeds derive from (tournament seed,
-table, deal, rotation, agent, place), so a game depends on nothing played before it: ``--workers N`` plays
-the games in N processes and gives exactly the results of the serial run. Given a seed the whole tournament
-— deals, agent seeds, ratings — is deterministic. Each worker limits BLAS to one thread (more only thrash
-a busy machine).
-
-**Decision times.** Every decision is timed (CPU time of its process, and wall time); the report gives
-each agent's mean per decision, per decision with a choice (two or more legal actions) and, for agents that
-count their searches (``searched``, as ``tabletop_rl.training.search`` does), per searched decision.
-
-Outputs (``Results.write``): ``report.md``, ``crosstable.csv``, ``agents.csv``, ``games.csv`` and
-``tournament.png`` (needs matplotlib), in a folder of their own: ``runs/eval/<game>``, or
-``runs/eval/<game>-2``, … if that one holds an earlier tournament.
+"""Seat-balanced round-robin tournaments between any agents, for any game and player count: the schedule (tables,
+seat rotations, deals), the games (in this process or in workers, timed), and the results (``Results``: report,
+CSV tables, plot). ``python -m tabletop_rl.training.evaluate`` runs it; what it computes is described in
+docs/training.md.
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
-"""Training checkpoints without pickle.
-
-A checkpoint is two files in ``runs/<name>/checkpoints/``:
-
-* ``step_N.safetensors`` — a policy file (:mod:`tabletop_rl.training.policy`, format ``tabletop-rl-checkpoint``: it
-  also loads as an agent) whose extra tensors are the training state: ``optimizer/<param>/<key>``
-  (Adam's ``step``, ``exp_avg``, ``exp_avg_sq``), ``pool/<k>/<name>`` (the self-play snapshots) and
-  ``rng/torch`` (torch's generator state, uint8).
-* ``step_N.json`` — everything else, as plain JSON: step and update counts, the optimizer's
-  hyperparameters, the Python and numpy generator states, the trainer's bookkeeping (evaluation history,
-  when the pool / evaluation / checkpoint were last refreshed, minutes spent, whether the run finished)
-  and SB3's recent-episode buffer. It is written last: a checkpoint exists once its JSON does.
-
-Nothing is unpickled when a run resumes: it only reads tensors and JSON.
+"""Training checkpoints without pickle: ``checkpoints/step_N.safetensors`` (a policy file of format
+``tabletop-rl-checkpoint``, plus the optimizer state, the self-play pool and torch's RNG state as tensors) and
+``checkpoints/step_N.json`` (everything else, written last: a checkpoint exists once its JSON does). Resuming
+reads tensors and JSON only, checked before anything is changed (docs/training.md).
 """
 
 from __future__ import annotations
@@ -107,7 +97,7 @@ def save_checkpoint(folder: Path, step: int, model: Any, info: PolicyInfo, pool:
 NUMBER = (int, float)
 RECORD = {"step": (int,), "opponent": (str,), "games": (int,), "win_rate": NUMBER, "ci": [NUMBER],
           "per_seat": [{"seat": (int,), "games": (int,), "win_rate": NUMBER, "ci": [NUMBER]}],
-          "margin": (*NUMBER, type(None)), "margin_ci": (*NUMBER, type(None))}  # see training/report.py
+          "margin": (*NUMBER, type(None)), "margin_ci": (*NUMBER, type(None))}  # see training/ppo/report.py
 DOCUMENT = {"step": (int,), "n_updates": (int,), "pool_size": (int,), "optimizer_param_groups": [{"params": [(int,)]}],
             "rng": {"python": (list,), "numpy": (list,)}, "episodes": [{"r": NUMBER, "l": NUMBER}],
             "trainer": {"eval_history": [RECORD], "minutes": NUMBER, "warm_start": (str,), "finished": (bool,),

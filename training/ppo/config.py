@@ -71,7 +71,7 @@ class Eval:
 
 @dataclass
 class WarmStart:
-    """Imitate a teacher before PPO (see training/warm_start.py); fresh runs only."""
+    """Imitate a teacher before PPO (see training/ppo/warm_start.py); fresh runs only."""
 
     teacher: str | None = None  # an agent spec such as heuristic; null: start from scratch
     games: int = 2000  # teacher-vs-teacher games to imitate
@@ -83,7 +83,7 @@ class WarmStart:
 
 @dataclass
 class Run:
-    """What every training config starts with (this module's ``Config``, ``tabletop_rl.training.rllib.RllibConfig``)."""
+    """What every training config starts with (this module's ``Config``; RLlib's ``rllib.config.RllibConfig``)."""
 
     game: str = ""
     name: str = ""  # run directory runs/<name>; defaults to the config file's stem
@@ -153,6 +153,19 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), schema: 
         config.name = config.game
     (check or _check_values)(config)
     return config
+
+
+def saved_config(run_dir: Path, overrides: Sequence[str], resumable: set[str]) -> Path:
+    """The config a run folder saved, for ``--resume``, which may change only the ``resumable`` keys: they steer
+    a run (how long, how fast), the others define what is being learned."""
+    saved = run_dir / "config.yaml"
+    if not saved.is_file():
+        raise ValueError(f"nothing to resume: {saved} does not exist")
+    changed = {item.partition("=")[0].strip().split(".")[0] for item in overrides}
+    if changed - resumable:
+        raise ValueError(f"--resume cannot change {sorted(changed - resumable)}; only "
+                         f"{sorted(resumable)} (the rest defines what is being learned)")
+    return saved
 
 
 def read_yaml(path: str | Path) -> Any:

@@ -1,25 +1,11 @@
-"""Expert iteration: distil the search agent's choices back into the policy network it searches with.
+"""Expert iteration: distil the search agent's choices back into the policy network it searches with
+(``python -m tabletop_rl.training.expert_iteration``; docs/search.md, "Expert iteration").
 
-``search`` (docs/search.md) plays better than its network alone. One round of expert iteration records
-what the search plays and trains the network to play that:
-
-1. **record** — the search agent (the network as prior and play-out policy) plays ``games`` games against
-   ``opponent`` agents, taking seat ``g mod n`` in game ``g``; each of its decisions with more than one
-   legal action is stored: observation, action mask, the move it chose, whether it searched;
-2. **fit** — the network's actor is trained on those moves (cross-entropy over the legal actions, a few
-   epochs at a small learning rate, one tenth of the games held out to report agreement); the critic is
-   kept as it was. The result is ``<out>/policy.safetensors``, a policy file like any other: evaluate it,
-   or give it to the next round with ``--policy <out>``.
-
-Recording costs nearly all the time (a searched decision takes ~0.2 s), so games are played in chunks of
-``CHUNK`` spread over ``--workers`` processes and each chunk is saved when done
-(``<out>/chunks/chunk_00000.npz``): ``--resume <out>`` continues a stopped run where it stopped (with
-more games if ``--games`` says so) and fits. Game ``g`` is dealt and its agents seeded from
-``SeedSequence([seed, g])``: the data do not depend on how many processes played them.
-
-    python -m tabletop_rl.training.expert_iteration lost_cities --games 1000 --workers 2
-    python -m tabletop_rl.training.expert_iteration --resume runs/expert_iteration/lost_cities --games 1400
-    python -m tabletop_rl.training.evaluate lost_cities runs/expert_iteration/lost_cities heuristic --games 2000
+:func:`record` plays the games in chunks of ``CHUNK`` (each saved when done, so a stopped run resumes) over
+worker processes; game g is dealt and its agents seeded from ``SeedSequence([seed, g])``, so the data do not
+depend on how many processes played them. :func:`fit` trains the actor on the recorded moves with the
+imitation fitter, every ``HELD_OUT``-th chunk held out to report agreement; :func:`run` does both and writes
+the policy file.
 """
 
 from __future__ import annotations

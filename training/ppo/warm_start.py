@@ -1,16 +1,11 @@
-"""Optional warm start: imitate a teacher agent (usually the game's heuristic) before PPO begins.
+"""Optional warm start: imitate a teacher agent (usually the game's heuristic) before PPO begins, so that PPO
+starts from about the teacher's level with a value function that already means something.
 
-PPO from scratch spends most of its budget rediscovering what a hand-written bot already knows. So a
-fresh run may first play ``games`` teacher-vs-teacher games, record every decision of every seat
-(observation, mask, action, and that seat's final reward — the same reward the learner will get), and
-fit the policy to the actions (cross-entropy over the legal actions) and the value head to the rewards.
-PPO then starts from about the teacher's level, with a value function that already means something.
-The teacher sees what any agent sees — ``env.observe(its seat)`` — so nothing hidden is imitated.
-
-Playing the teacher's games costs most of a warm start, so they are played in chunks of ``CHUNK`` games
-spread over ``workers`` processes. Chunk c has its own seed ``(seed, 1, c)``: the data do not depend on
-how many processes played them. Observations are stored sparse (:class:`~tabletop_rl.training.sparse_rows.SparseRows`):
-dense, the decisions of a few thousand games of a game with a large observation would not fit in memory.
+:func:`teacher_games` records every decision of every seat in teacher-vs-teacher games (what ``env.observe``
+gives that seat, the mask, the action, the seat's final reward), played in chunks of ``CHUNK`` games over
+``workers`` processes; chunk c is seeded ``(seed, 1, c)``, so the data do not depend on how many processes
+played them. Observations are kept sparse (:class:`~tabletop_rl.training.ppo.sparse_rows.SparseRows`).
+:func:`imitate` fits the policy and its value head to them with the imitation fitter.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ..cli import ArgumentParser
-from ..ppo.config import dump
+from ..ppo.config import dump, saved_config
 from ..runtime.files import new_folder
 from ..shell import command
 from ..stopping import exit_code
@@ -23,13 +23,7 @@ from .trainer import checkpoint_iteration, latest_checkpoint, train
 
 
 def resume_config(run_dir: Path, overrides: list[str]) -> RllibConfig:
-    saved = run_dir / "config.yaml"
-    if not saved.is_file():
-        raise ValueError(f"nothing to resume: {saved} does not exist")
-    changed = {item.partition("=")[0].strip().split(".")[0] for item in overrides}
-    if changed - RESUMABLE_KEYS:
-        raise ValueError(f"--resume cannot change {sorted(changed - RESUMABLE_KEYS)}; only "
-                         f"{sorted(RESUMABLE_KEYS)} (the rest defines what is being learned)")
+    saved = saved_config(run_dir, overrides, RESUMABLE_KEYS)
     if latest_checkpoint(run_dir) is None:
         raise ValueError(f"nothing to resume: {run_dir / 'checkpoints'} holds no complete checkpoint")
     return read_config(saved, overrides)

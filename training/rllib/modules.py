@@ -1,15 +1,9 @@
 """RLlib RLModules that read the env's observation dict directly: the learner's masked actor-critic, its
 frozen snapshots, and fixed agents (random, heuristic, shipped or saved policies) as non-trainable modules.
 
-:class:`MaskedActorCritic` has exactly the network of the SB3 pipeline's ``MaskableActorCriticPolicy``
-with ``net_arch={"pi": ..., "vf": ...}``: a policy MLP ending in an action head and a separate value
-MLP ending in a value head, no shared layer, SB3's orthogonal initialisation. Its parameters carry SB3's
-names (``mlp_extractor.policy_net.0.weight``, ``action_net.weight``, ``value_net.bias``, …), so its
-``state_dict()`` *is* the policy's state dict: exporting needs no renaming.
-
-Masking: illegal logits are replaced by the most negative float32 (not ``-inf``): a terminal observation
-carries an all-zero mask, and an all ``-inf`` row would make the softmax NaN, whose gradient leaks into the
-loss even where the loss masks that row out.
+:class:`MaskedActorCritic` has exactly the network of the SB3 pipeline (built by
+:func:`tabletop_rl.training.ppo.network.build`, SB3's parameter names: its ``state_dict()`` *is* a policy file's
+tensors) with SB3's orthogonal initialisation.
 """
 
 from __future__ import annotations
@@ -54,6 +48,8 @@ class MaskedActor(TorchRLModule):
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
+        # The most negative float32, not -inf: a terminal observation has an all-zero mask, and an all -inf row
+        # would make the softmax NaN, whose gradient leaks into the loss even where the loss masks that row out.
         return {Columns.ACTION_DIST_INPUTS: logits(self, obs[OBSERVATION]).masked_fill(obs[MASK] == 0, FLOAT_MIN)}
 
 
@@ -67,8 +63,8 @@ class MaskedActorCritic(MaskedActor, ValueFunctionAPI):
 class AgentModule(RLModule):
     """A fixed agent as a non-trainable RLModule: ``load_agent(spec)`` acts on each seat's own observation.
 
-    ``model_config = {"game": name, "game_options": {...}, "agent": spec, "seed": int or None}``, spec as
-    for :func:`tabletop_rl.training.agents.load_agent` (``random``, ``heuristic``, ``pretrained`` or a policy path).
+    ``model_config = {"game": name, "game_options": {...}, "agent": spec, "seed": int or None}``, spec as for
+    :func:`tabletop_rl.training.runtime.agents.load_agent` (``random``, ``heuristic``, ``pretrained`` or a policy path).
     """
 
     def setup(self) -> None:

@@ -140,7 +140,7 @@ def save_checkpoint(algorithm: Any, config: RllibConfig, run_dir: Path, steps: i
 
 # ----------------------------------------------------------------------------- the run
 class Stop:
-    """Set by :func:`tabletop_rl.training.train.stop_on_signals` when Ctrl-C / SIGTERM / SIGHUP arrives."""
+    """Set by :func:`tabletop_rl.training.stopping.stop_on_signals` when Ctrl-C / SIGTERM / SIGHUP arrives."""
 
     stop_reason: str | None = None
 

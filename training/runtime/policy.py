@@ -1,43 +1,10 @@
-"""Policy files and their inference in numpy: what ``pretrained``, ``runs/<name>/policy.safetensors`` and
-every checkpoint are, and how agents run them (no torch needed).
+"""Policy files and their inference in numpy: what ``pretrained``, ``runs/<name>/policy.safetensors`` and every
+checkpoint are, and how agents run them (no torch needed).
 
-**The file** is one `safetensors <https://huggingface.co/docs/safetensors>`_ file: raw little-endian
-tensors behind a JSON header, so reading it never runs code from it (unlike a pickle, a ``torch.save`` file
-or a stable-baselines3 ``.zip``). Its tensors are the actor-critic MLP of sb3-contrib's
-``MaskableActorCriticPolicy``, float32, under that policy's ``state_dict`` names:
-
-==========================================  =======================  ====================================
-tensor                                      shape                    meaning
-==========================================  =======================  ====================================
-``mlp_extractor.policy_net.{2i}.weight``    (pi[i], in)              actor hidden layer i (then activation)
-``mlp_extractor.policy_net.{2i}.bias``      (pi[i],)
-``mlp_extractor.value_net.{2i}.weight``     (vf[i], in)              critic hidden layer i
-``mlp_extractor.value_net.{2i}.bias``       (vf[i],)
-``action_net.weight`` / ``.bias``           (num_actions, pi[-1])    action logits
-``value_net.weight`` / ``.bias``            (1, vf[-1])              state value
-==========================================  =======================  ====================================
-
-(``in`` is the observation size for the first layer, the previous layer's size after it.) The header's
-``__metadata__`` holds ``format`` (``tabletop-rl-policy``, or ``tabletop-rl-checkpoint`` for a training
-checkpoint, which adds ``optimizer/…``, ``pool/…`` and ``rng/…`` tensors), ``format_version`` (``1``) and
-``policy``, one JSON document::
-
-    {"game": "lost_cities", "options": {...}, "network": {"pi": [512, 512], "vf": [512, 512],
-     "activation": "relu"}, "observation_size": 433, "num_actions": 106, "num_timesteps": 1048576,
-     "provenance": {...}}
-
-Observation and action spaces are rebuilt from the game, never stored. :func:`load_policy` checks all of
-it — format, version, the JSON, every tensor's name, dtype, shape and finiteness, and the game — and
-otherwise raises :class:`PolicyFileError`, one line naming the file and what was expected.
-
-**Limits**, checked from the header alone (read by this module, at most ``MAX_HEADER_BYTES`` = 1 MiB)
-before any tensor is read, so that a small crafted file cannot make the reader allocate gigabytes: at most
-``MAX_LAYERS`` = 16 hidden layers per network, each at most ``MAX_WIDTH`` = 4,096 wide, and at most
-``MAX_PARAMETERS`` = 50 million parameters in all (200 MB of float32; the shipped networks have 0.6 to 2.6
-million). A checkpoint's training state may add at most ``MAX_POOL`` + 2 = 66 times the policy's bytes
-(``MAX_POOL`` = 64 self-play snapshots, and Adam's two moments) plus 64 KiB (Adam's step counts, the RNG
-state). The file's size must be exactly what its header declares. The writer refuses the same networks,
-so nothing written here is ever refused on reading.
+A policy file is one safetensors file (tensors and a JSON header, never code) holding SB3's actor-critic MLP
+under its ``state_dict`` names; :func:`load_policy` checks all of it, within the limits below, before any tensor
+is read, and otherwise raises :class:`PolicyFileError`, one line naming the file. The format, the tensors and
+the limits are described in docs/training.md ("Policy files").
 """
 
 from __future__ import annotations

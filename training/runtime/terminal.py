@@ -1,17 +1,6 @@
-"""A game in the terminal: a person as an agent, against any agents (``python -m tabletop_rl.training.play``).
-
-You see the table as your seat sees it (``State.render_text(viewer=you)``: never the opponents' hidden
-cards; the card you just drew is marked), then your legal actions, numbered. Answer with the number or
-the action's text (case and spacing ignored; a unique beginning such as ``draw d`` is enough); anything
-else gets a message saying why and a new prompt. ``?`` explains what the table's words and symbols mean
-(``State.text_legend()``) and lists the actions again; ``q`` (or end of input) leaves the game. A decision
-with a single legal action is made for you, with a one-line notice. The table is printed again only when it
-changed: when only one line changed (the phase, say), just that line. Every move, yours and the opponents',
-is printed as it happens in words that stand alone (``State.describe_action``: "take sand 4 from the
-display (slot 0)", never another seat's hidden cards), and the final scores and result at the end.
-
-Opponents are loaded by the shared loader (``tabletop_rl.training.agents.load_agent``): ``random``, ``heuristic``,
-``pretrained`` or a policy file / run folder, one spec for all opponent seats or one per opponent seat.
+"""A game in the terminal (``python -m tabletop_rl.training.play``): a person as an agent (:class:`HumanAgent`)
+against any agents, narrated move by move (:class:`Narrated`). What the person sees and may type is described
+in docs/training.md.
 """
 
 from __future__ import annotations
