@@ -85,7 +85,7 @@ def shipped_policies(tabletop_rl) -> dict[str, Path]:
 
 
 def load_policy(path: Path):
-    for module in ("tabletop_rl.training.policy", "tabletop_rl.training.runtime.policy"):
+    for module in ("tabletop_rl.training.runtime.policy", "tabletop_rl.training.policy"):
         try:
             return importlib.import_module(module).load_policy(path)
         except ModuleNotFoundError:

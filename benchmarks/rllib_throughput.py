@@ -24,25 +24,27 @@ import ray
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
 from tabletop_rl import envs
-from tabletop_rl.training import rllib, train
-from tabletop_rl.training.config import load_config
-from tabletop_rl.training.train import limit_torch_threads
+from tabletop_rl.training.ppo.config import load_config
+from tabletop_rl.training.ppo.network import limit_torch_threads
+from tabletop_rl.training.ppo.trainer import Trainer
+from tabletop_rl.training.rllib.config import read_config
+from tabletop_rl.training.rllib.trainer import learner_steps, ppo_config
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
 
 def rllib_rates(game: str, runners: int, iterations: int) -> tuple[float, float]:
     """(env steps/s, learner decisions/s) over ``iterations`` timed iterations after one warm-up."""
-    config = rllib.read_config(CONFIGS / f"rllib_{game}.yaml", [])
+    config = read_config(CONFIGS / f"rllib_{game}.yaml", [])
     limit_torch_threads(config.torch_threads)  # as tabletop_rl.training.rllib does (SB3's Trainer sets its own)
-    algorithm = rllib.ppo_config(config, runners).build_algo()
+    algorithm = ppo_config(config, runners).build_algo()
     try:
         result = algorithm.train()
-        env0, learner0, start = lifetime(result), rllib.learner_steps(result), time.perf_counter()
+        env0, learner0, start = lifetime(result), learner_steps(result), time.perf_counter()
         for _ in range(iterations):
             result = algorithm.train()
         seconds = time.perf_counter() - start
-        return (lifetime(result) - env0) / seconds, (rllib.learner_steps(result) - learner0) / seconds
+        return (lifetime(result) - env0) / seconds, (learner_steps(result) - learner0) / seconds
     finally:
         algorithm.stop()
 
@@ -55,7 +57,7 @@ def sb3_rates(game: str, learner_steps: int) -> tuple[float, float]:
     """(env steps/s, learner decisions/s) of ``tabletop_rl.training.train``'s model and envs for the game's config."""
     with tempfile.TemporaryDirectory() as runs:
         config = load_config(CONFIGS / f"{game}.yaml", [f"total_timesteps={learner_steps}", f"runs_dir={runs}"])
-        trainer = train.Trainer(config)
+        trainer = Trainer(config)
         venv = trainer.make_vec_env()
         env_steps = [0]
         for env in venv.unwrapped.envs:  # DummyVecEnv, as the shipped configs choose: count every seat's step
@@ -93,7 +95,7 @@ def main() -> None:
             for runners in (1, 2):
                 rows.setdefault(f"RLlib, {runners} env runner{'s' * (runners > 1)}", []).append(
                     rllib_rates(args.game, runners, args.iterations))
-            batch = rllib.read_config(CONFIGS / f"rllib_{args.game}.yaml", []).ppo.train_batch_size
+            batch = read_config(CONFIGS / f"rllib_{args.game}.yaml", []).ppo.train_batch_size
             learner_steps = args.iterations * batch // num_players(args.game)
             rows.setdefault("SB3 (tabletop_rl.training.train)", []).append(sb3_rates(args.game, learner_steps))
     finally:

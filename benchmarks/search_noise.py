@@ -30,10 +30,10 @@ import numpy as np
 
 import tabletop_rl
 from tabletop_rl.envs.core.match import play_game
-from tabletop_rl.training.agents import load_agent
-from tabletop_rl.training.evaluate import mean_interval
-from tabletop_rl.training.files import atomic_write
-from tabletop_rl.training.search import SearchAgent, SearchSettings
+from tabletop_rl.training.evaluation.stats import mean_interval
+from tabletop_rl.training.runtime.agents import load_agent
+from tabletop_rl.training.runtime.files import atomic_write
+from tabletop_rl.training.runtime.search import SearchAgent, SearchSettings
 
 BASELINE = "worlds=32"  # the default search
 RULES = ("worlds=32,c=1", "worlds=32,c=0", "worlds=64", "worlds=128,c=1", "worlds=256,c=0",

@@ -6,8 +6,8 @@ This folder is the package ``tabletop_rl.envs`` (``tabletop_rl.make`` is its ``m
 >>> env = tabletop_rl.make("lost_cities")          # wrapped, PettingZoo conventions
 >>> raw = tabletop_rl.make("lost_cities", wrapped=False, n_colours=6)
 
-``import tabletop_rl`` also registers ``pettingzoo.make("aec", "tabletop/<game>-v0")`` and the single-agent
-``gymnasium.make("tabletop/<game>-v0", opponent="heuristic")`` (one seat against built-in opponents).
+``import tabletop_rl`` also registers ``pettingzoo.make("aec", "tabletop/<game>-v0")`` (here) and the single-agent
+``gymnasium.make("tabletop/<game>-v0", opponent="heuristic")`` (in ``tabletop_rl``: the env is in ``training``).
 """
 
 from __future__ import annotations
@@ -45,17 +45,4 @@ def _register_with_pettingzoo() -> None:
         pz_register("aec", f"tabletop/{name}-v0", entry_point=f"tabletop_rl.envs.{name}:env")
 
 
-def _register_with_gymnasium() -> None:
-    """Make ``gymnasium.make("tabletop/<game>-v0", opponent=..., seat=..., **options)`` work: one seat against
-    built-in opponents (``tabletop_rl.training.single_seat.single_seat_env``, imported only when an env is made)."""
-    import gymnasium
-
-    for name in list_games():
-        env_id = f"tabletop/{name}-v0"
-        if env_id not in gymnasium.registry:  # a reload must not warn
-            gymnasium.register(env_id, entry_point="tabletop_rl.training.single_seat:single_seat_env",
-                               kwargs={"game": name})
-
-
 _register_with_pettingzoo()
-_register_with_gymnasium()

@@ -24,10 +24,11 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 import tabletop_rl
 from tabletop_rl.envs.core.match import play_game
-from tabletop_rl.training.agents import load_agent
-from tabletop_rl.training.rllib import export_learner, read_config
-from tabletop_rl.training.rllib_env import TabletopMultiAgentEnv
-from tabletop_rl.training.rllib_modules import MaskedActorCritic
+from tabletop_rl.training.rllib.config import read_config
+from tabletop_rl.training.rllib.env import TabletopMultiAgentEnv
+from tabletop_rl.training.rllib.modules import MaskedActorCritic
+from tabletop_rl.training.rllib.trainer import export_learner
+from tabletop_rl.training.runtime.agents import load_agent
 from tabletop_rl.training.shell import command
 
 

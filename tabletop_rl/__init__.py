@@ -10,21 +10,59 @@
 
 * :mod:`tabletop_rl.envs` — the rules engines and their PettingZoo envs (the folder ``envs/`` of the repository).
 * :mod:`tabletop_rl.training` — MaskablePPO and RLlib training, evaluation, play (the folder ``training/``):
-  ``python -m tabletop_rl.training.train``, ``.evaluate``, ``.play``, ``.rllib``.
+  ``python -m tabletop_rl.training.train``, ``.evaluate``, ``.play``, ``.expert_iteration``, ``.rllib``.
 
 ``import tabletop_rl`` also registers ``pettingzoo.make("aec", "tabletop/<game>-v0")`` and the single-agent
 ``gymnasium.make("tabletop/<game>-v0", opponent="heuristic")`` (one seat against built-in opponents).
 """
 
+import importlib.util
 import os
+import sys
 
-# An installed copy holds envs/ and training/ inside this package (pyproject's package-dir); a source checkout
-# has them next to it. Search the checkout then, so that its own folders are the ones imported, whatever else
-# is installed.
+
+def _map(name: str) -> None:
+    """``tabletop_rl.<name>`` from the folder ``<name>/`` of a source checkout, next to this package's folder.
+
+    An installed copy holds envs/ and training/ inside this package (pyproject's package-dir); a checkout (or an
+    editable install of one) has them next to it. Exactly these two folders are mapped: ``tabletop_rl.tests``
+    and the like do not import."""
+    full = f"{__name__}.{name}"
+    if full not in sys.modules:  # a reload must not make second copies
+        folder = os.path.join(os.path.dirname(__path__[0]), name)
+        spec = importlib.util.spec_from_file_location(full, os.path.join(folder, "__init__.py"),
+                                                      submodule_search_locations=[folder])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[full] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[full]
+            raise
+    globals()[name] = sys.modules[full]
+
+
 if not os.path.isdir(os.path.join(__path__[0], "envs")):
-    __path__.append(os.path.dirname(__path__[0]))
+    _map("envs")
+    _map("training")
 
 from . import envs, training  # noqa: E402
 from .envs import TERMINAL, Game, State, game_class, list_games, make, register  # noqa: E402
+
+
+def _register_with_gymnasium() -> None:
+    """Make ``gymnasium.make("tabletop/<game>-v0", opponent=..., seat=..., **options)`` work: one seat against
+    built-in opponents (``tabletop_rl.training.runtime.single_seat.single_seat_env``, imported only when an env is
+    made). Here, not in ``envs``: the engines know nothing of ``training``."""
+    import gymnasium
+
+    for name in list_games():
+        env_id = f"tabletop/{name}-v0"
+        if env_id not in gymnasium.registry:  # a reload must not warn
+            gymnasium.register(env_id, entry_point="tabletop_rl.training.runtime.single_seat:single_seat_env",
+                               kwargs={"game": name})
+
+
+_register_with_gymnasium()
 
 __all__ = ["TERMINAL", "Game", "State", "envs", "game_class", "list_games", "make", "register", "training"]

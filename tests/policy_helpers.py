@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_rl.envs.core.game import Game
-from tabletop_rl.training.policy import PolicyInfo, save_policy
+from tabletop_rl.training.runtime.policy import PolicyInfo, save_policy
 
 
 def network(pi=(8,), vf=(8,), activation: str = "relu") -> dict:
@@ -39,13 +39,14 @@ def seeded_torch_policy(game: Game | PolicyInfo, seed: int = 0, **net):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from tabletop_rl.training.train import ACTIVATIONS
+    from tabletop_rl.training.ppo.network import torch_activation
 
     net = network(**net)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         policy = MaskableActorCriticPolicy(
             spaces.Box(-np.inf, np.inf, (game.observation_size,), np.float32), spaces.Discrete(game.num_actions),
-            lambda _: 0.0, net_arch={"pi": net["pi"], "vf": net["vf"]}, activation_fn=ACTIVATIONS[net["activation"]])
+            lambda _: 0.0, net_arch={"pi": net["pi"], "vf": net["vf"]},
+            activation_fn=torch_activation(net["activation"]))
     policy.set_training_mode(False)
     return policy

@@ -10,7 +10,7 @@ import pytest
 
 from tabletop_rl import envs
 from tabletop_rl.envs.core.options import markdown_table
-from tabletop_rl.training.evaluate import tables
+from tabletop_rl.training.evaluation.tournament import tables
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
 from update_tables import render  # noqa: E402

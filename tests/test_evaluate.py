@@ -21,18 +21,9 @@ from tabletop_rl.envs.core.game import Game as BaseGame
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.core.layout import Layout
 from tabletop_rl.envs.core.match import first_place_shares
-from tabletop_rl.training.evaluate import (
-    Estimate,
-    agent_labels,
-    bradley_terry,
-    main,
-    mean_interval,
-    rotations,
-    t_quantile_975,
-    tables,
-    tournament,
-    wilson,
-)
+from tabletop_rl.training.evaluate import main
+from tabletop_rl.training.evaluation.stats import Estimate, bradley_terry, mean_interval, t_quantile_975, wilson
+from tabletop_rl.training.evaluation.tournament import agent_labels, rotations, tables, tournament
 from tests.policy_helpers import random_policy_file
 
 

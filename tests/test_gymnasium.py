@@ -1,7 +1,7 @@
 """The Gymnasium single-agent ids: ``gymnasium.make("tabletop/<game>-v0", opponent=..., seat=..., **options)``.
 
-One seat of a game against built-in opponents (``tabletop_rl.training.single_seat.SingleSeatEnv``, the env the SB3
-pipeline trains in), registered by ``import tabletop_rl``.
+One seat of a game against built-in opponents (``tabletop_rl.training.runtime.single_seat.SingleSeatEnv``, the env
+the SB3 pipeline trains in), registered by ``import tabletop_rl``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from gymnasium.utils.env_checker import check_env
 
 from tabletop_rl import envs
 from tabletop_rl.envs.core.registry import game_module
-from tabletop_rl.training.policy import PolicyAgent, PolicyFileError
+from tabletop_rl.training.runtime.policy import PolicyAgent, PolicyFileError
 from tests.policy_helpers import random_policy_file
 
 ROOT = Path(__file__).parent.parent
@@ -45,7 +45,8 @@ def test_every_game_is_registered_lazily():
     """``import tabletop_rl`` registers an id per game; the entry point is a string, so nothing more is imported."""
     for game in envs.list_games():
         spec = gymnasium.spec(env_id(game))
-        assert spec.entry_point == "tabletop_rl.training.single_seat:single_seat_env" and spec.kwargs == {"game": game}
+        assert spec.entry_point == "tabletop_rl.training.runtime.single_seat:single_seat_env"
+        assert spec.kwargs == {"game": game}
 
 
 @pytest.mark.parametrize("game, options", GAMES, ids=[g for g, _ in GAMES])

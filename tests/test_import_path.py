@@ -1,5 +1,6 @@
 """The one import path, ``tabletop_rl`` (issue 12): a source checkout and an installed copy, used from a project
-that has its own ``envs/`` and ``training/`` packages, both give this repository's games, each module once."""
+that has its own ``envs/`` and ``training/`` packages, both give this repository's games, each module once, and
+map exactly ``envs/`` and ``training/`` into ``tabletop_rl`` (issue 25); the light install needs no torch."""
 
 from __future__ import annotations
 
@@ -18,18 +19,18 @@ import pytest
 
 import tabletop_rl
 from tabletop_rl import envs
-from tabletop_rl.training.single_seat import SingleSeatEnv, single_seat_env
+from tabletop_rl.training.runtime.single_seat import SingleSeatEnv, single_seat_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
 # Run in a child process whose current directory holds the decoy packages (the current directory comes first
 # on sys.path). Prints where its packages came from.
 CHILD = """
-import json, sys
+import importlib, json, sys
 import gymnasium, pettingzoo
 import tabletop_rl
-from tabletop_rl.training.agents import load_agent
-from tabletop_rl.training.single_seat import SingleSeatEnv
+from tabletop_rl.training.runtime.agents import load_agent
+from tabletop_rl.training.runtime.single_seat import SingleSeatEnv
 
 for name in tabletop_rl.list_games():
     env = tabletop_rl.make(name)
@@ -40,8 +41,17 @@ for name in tabletop_rl.list_games():
     assert isinstance(gymnasium.make(f"tabletop/{name}-v0", opponent="heuristic").unwrapped, SingleSeatEnv), name
 load_agent("pretrained", tabletop_rl.make("lost_cities", wrapped=False).game)  # package data, numpy only
 top_level = sorted({module.split(".")[0] for module in sys.modules} & {"envs", "training"})
-print(json.dumps({"games": tabletop_rl.list_games(), "top_level": top_level, "tabletop_rl": tabletop_rl.__file__,
-                  "envs": tabletop_rl.envs.__file__, "training": tabletop_rl.training.__file__}))
+unmapped = []  # tabletop_rl is tabletop_rl/, envs/ and training/: the checkout's other folders are not in it
+for name in ("tests", "benchmarks", "docs", "examples", "configs", "tabletop_rl"):
+    try:
+        importlib.import_module(f"tabletop_rl.{name}")
+    except ModuleNotFoundError as error:
+        assert error.name == f"tabletop_rl.{name}", error
+    else:
+        unmapped.append(name)
+print(json.dumps({"games": tabletop_rl.list_games(), "top_level": top_level, "unmapped": unmapped,
+                  "tabletop_rl": tabletop_rl.__file__, "envs": tabletop_rl.envs.__file__,
+                  "training": tabletop_rl.training.__file__}))
 """
 
 
@@ -55,7 +65,7 @@ def run_beside_decoys(tmp_path: Path, pythonpath: Path) -> dict:
                           env={**os.environ, "PYTHONPATH": str(pythonpath)})
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout.splitlines()[-1])
-    assert found["games"] == envs.list_games() and found["top_level"] == []
+    assert found["games"] == envs.list_games() and found["top_level"] == [] and found["unmapped"] == []
     return found
 
 
@@ -141,3 +151,24 @@ def test_nothing_uses_the_old_top_level_names():
     offenders = [f"{path.relative_to(ROOT)}: {match.group(0).strip()}" for path in files
                  if path != Path(__file__).resolve() for match in OLD_IMPORT.finditer(path.read_text())]
     assert offenders == []
+
+
+# The light install (pip install -e .): no torch, stable-baselines3, matplotlib, tensorboard or ray.
+NOT_IN_THE_LIGHT_INSTALL = ("torch", "stable_baselines3", "sb3_contrib", "matplotlib", "tensorboard", "ray")
+
+
+def test_play_time_and_evaluation_need_no_torch():
+    """Every module of ``training/runtime`` and ``training/evaluation``, the commands ``play`` and ``evaluate`` and
+    what the commands share import with the training extras missing (``None`` in ``sys.modules`` fails an import);
+    ``train`` says which extra it needs."""
+    modules = ["tabletop_rl.training." + ".".join(path.relative_to(ROOT / "training").with_suffix("").parts)
+               for folder in ("runtime", "evaluation") for path in sorted((ROOT / "training" / folder).glob("*.py"))]
+    modules += [f"tabletop_rl.training.{name}" for name in ("play", "evaluate", "cli", "shell", "stopping")]
+    code = (f"import importlib, sys\nsys.modules.update(dict.fromkeys({NOT_IN_THE_LIGHT_INSTALL!r}))\n"
+            f"for name in {modules!r}:\n    importlib.import_module(name)\n"
+            "import tabletop_rl.training.train\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr == ("training needs the 'train' extra (torch is not installed): "
+                           "pip install -e '.[train]'  (or: make setup)\n")
+

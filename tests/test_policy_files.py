@@ -28,10 +28,10 @@ from safetensors.numpy import save as safetensors_bytes
 from tabletop_rl import envs
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training import evaluate, play, train
-from tabletop_rl.training.agents import PRETRAINED_DIR, load_agent
-from tabletop_rl.training.checkpoint import load_weights, weights_of
-from tabletop_rl.training.config import load_config
-from tabletop_rl.training.policy import (
+from tabletop_rl.training.ppo.config import load_config
+from tabletop_rl.training.ppo.network import load_weights, weights_of
+from tabletop_rl.training.runtime.agents import PRETRAINED_DIR, load_agent
+from tabletop_rl.training.runtime.policy import (
     MAX_HEADER_BYTES,
     MAX_PARAMETERS,
     MAX_POOL,
@@ -298,7 +298,7 @@ def test_oversized_files_are_refused_from_their_header_quickly_and_in_little_mem
     assert all(paths[i].stat().st_size > 4 * MAX_PARAMETERS for i in (0, 1, 3))  # they declare that much
     # in a fresh process: its peak memory says what loading allocated
     code = ("import json, resource, sys, time\n"
-            "from tabletop_rl.training.policy import PolicyFileError, load_policy\n"
+            "from tabletop_rl.training.runtime.policy import PolicyFileError, load_policy\n"
             "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
             "for path in sys.argv[1:]:\n"
             "    start = time.perf_counter()\n"

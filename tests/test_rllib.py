@@ -23,13 +23,16 @@ ray = pytest.importorskip("ray", reason="RLlib tests need the rllib extra (make 
 from tabletop_rl import envs  # noqa: E402
 from tabletop_rl.envs.core.agents import RandomAgent  # noqa: E402
 from tabletop_rl.envs.core.match import play_game  # noqa: E402
-from tabletop_rl.training import evaluate, rllib  # noqa: E402
-from tabletop_rl.training.agents import load_agent  # noqa: E402
-from tabletop_rl.training.policy import load_policy, read_policy_info  # noqa: E402
-from tabletop_rl.training.rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id  # noqa: E402
-from tabletop_rl.training.rllib_modules import AgentModule, MaskedActorCritic  # noqa: E402
+from tabletop_rl.training import evaluate  # noqa: E402
+from tabletop_rl.training.ppo.network import limit_torch_threads  # noqa: E402
+from tabletop_rl.training.rllib.__main__ import main as rllib_main  # noqa: E402
+from tabletop_rl.training.rllib.config import RllibConfig, read_config  # noqa: E402
+from tabletop_rl.training.rllib.env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id  # noqa: E402
+from tabletop_rl.training.rllib.modules import AgentModule, MaskedActorCritic  # noqa: E402
+from tabletop_rl.training.rllib.trainer import export_learner  # noqa: E402
+from tabletop_rl.training.runtime.agents import load_agent  # noqa: E402
+from tabletop_rl.training.runtime.policy import load_policy, read_policy_info  # noqa: E402
 from tabletop_rl.training.shell import interpreter  # noqa: E402
-from tabletop_rl.training.train import limit_torch_threads  # noqa: E402
 
 limit_torch_threads()
 CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("rllib_*.yaml"))
@@ -152,9 +155,9 @@ def test_masked_actor_critic_is_the_policy_files_network_and_masks_illegal_actio
     dist = torch.distributions.Categorical(logits=logits[:-1])
     assert (obs["action_mask"][:-1].gather(1, dist.sample((50,)).T) == 1).all()
 
-    config = rllib.read_config(None, ["game=five_towers", "game_options.num_players=3", "network.pi=[32, 16]",
+    config = read_config(None, ["game=five_towers", "game_options.num_players=3", "network.pi=[32, 16]",
                                       "network.vf=[24]", "network.activation=tanh"])
-    rllib.export_learner(module.get_state(), config, steps=5, path=tmp_path / "policy.safetensors")
+    export_learner(module.get_state(), config, steps=5, path=tmp_path / "policy.safetensors")
     policy = load_policy(tmp_path / "policy.safetensors", env.game)  # the numpy MLP every agent runs
     assert policy.info.num_timesteps == 5 and policy.info.options["num_players"] == 3
     assert policy.info.network == network
@@ -185,7 +188,7 @@ def test_agent_module_plays_the_bot_on_each_seats_observation():
 # ----------------------------------------------------------------------------- config and run folders
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
 def test_every_shipped_rllib_config_is_valid(path):
-    config = rllib.read_config(path, [])
+    config = read_config(path, [])
     assert config.name == path.stem and config.iterations > 0
 
 
@@ -198,10 +201,10 @@ def test_config_errors_come_before_anything_is_written(tmp_path, capsys):
                          ("game_options.n_colours=9", "n_colours"), (f"runs_dir={path}", "is a file, not a folder"),
                          ("ppo.minibatch_size=99999", "minibatch_size must not exceed"),
                          ("network.vf=[64, 0]", "network.vf[1] must be > 0"), ("ppo.lr=.nan", "finite")]:
-        assert rllib.main(["--config", str(path), "--set", bad]) == 2
+        assert rllib_main(["--config", str(path), "--set", bad]) == 2
         assert message in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
-    assert rllib.main(["--resume", str(tmp_path / "runs" / "nothing")]) == 2
+    assert rllib_main(["--resume", str(tmp_path / "runs" / "nothing")]) == 2
     assert "nothing to resume" in capsys.readouterr().err
 
 
@@ -217,7 +220,7 @@ def test_make_test_runs_these_tests_in_the_rllib_venv():
 
 def test_the_docs_describe_every_config_key():
     doc = (Path(__file__).parent.parent / "docs" / "rllib.md").read_text()
-    config = rllib.RllibConfig()
+    config = RllibConfig()
     for field in dataclasses.fields(config):
         value = getattr(config, field.name)
         keys = [f"{field.name}.{f.name}" for f in dataclasses.fields(value)] if dataclasses.is_dataclass(value) \
@@ -249,7 +252,7 @@ def test_train_two_iterations_checkpoint_resume_export_evaluate(tmp_path, local_
         "progress_bar": False, "ppo": {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1},
         "network": {"pi": [16], "vf": [16]},
         "opponents": {"mix": {"random": 1, "heuristic": 1, "self": 1}, "snapshot_every": 1, "pool_size": 2}}))
-    assert rllib.main(["--config", str(path)]) == 0
+    assert rllib_main(["--config", str(path)]) == 0
     run = tmp_path / "runs" / "tiny"
     printed = capsys.readouterr().out
     assert f"{interpreter()} -m tabletop_rl.training.evaluate five_towers {run} heuristic random --set num_players=3" \
@@ -265,14 +268,14 @@ def test_train_two_iterations_checkpoint_resume_export_evaluate(tmp_path, local_
     info = read_policy_info(run / "policy.safetensors")
     assert info.game == "five_towers" and info.options["num_players"] == 3 and info.num_timesteps > 0
 
-    assert rllib.main(["--config", str(path)]) == 0  # the same name again: a new folder, the first untouched
+    assert rllib_main(["--config", str(path)]) == 0  # the same name again: a new folder, the first untouched
     assert (tmp_path / "runs" / "tiny-2" / "policy.safetensors").is_file()
-    assert rllib.main(["--resume", str(run), "--set", "ppo.lr=1"]) == 2  # what is learned cannot change
-    assert rllib.main(["--resume", str(run), "--set", "iterations=3"]) == 0
+    assert rllib_main(["--resume", str(run), "--set", "ppo.lr=1"]) == 2  # what is learned cannot change
+    assert rllib_main(["--resume", str(run), "--set", "iterations=3"]) == 0
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["iter_000002", "iter_000003"]
     resumed = read_policy_info(run / "policy.safetensors")
     assert resumed.num_timesteps > info.num_timesteps
-    assert rllib.main(["--resume", str(run)]) == 0  # already complete: nothing trained, nothing rewritten
+    assert rllib_main(["--resume", str(run)]) == 0  # already complete: nothing trained, nothing rewritten
     assert "has done 3 iterations (iterations: 3)" in capsys.readouterr().out
     assert read_policy_info(run / "policy.safetensors") == resumed
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["iter_000002", "iter_000003"]

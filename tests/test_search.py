@@ -1,4 +1,4 @@
-"""Search at play time (``tabletop_rl.training.search``) and the seat-view hook it needs
+"""Search at play time (``tabletop_rl.training.runtime.search``) and the seat-view hook it needs
 (``tabletop_rl.envs.core.agents.SeatView``): information from the seat's view only, legal actions only,
 determinism, free single-option decisions, spec errors, and the hook in every place that drives agents."""
 
@@ -10,9 +10,9 @@ import pytest
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent, SeatView
 from tabletop_rl.envs.core.match import play_game
-from tabletop_rl.training.agents import load_agent
-from tabletop_rl.training.search import AgentPlayer, NetworkPlayer, SearchAgent, SearchSettings, SplitPlayer
-from tabletop_rl.training.single_seat import SingleSeatEnv
+from tabletop_rl.training.runtime.agents import load_agent
+from tabletop_rl.training.runtime.search import AgentPlayer, NetworkPlayer, SearchAgent, SearchSettings, SplitPlayer
+from tabletop_rl.training.runtime.single_seat import SingleSeatEnv
 
 SMALL = "search:worlds=4,k=3"  # budgets small enough for tests; the strength is measured in docs/search.md
 # play-outs cut short to stay fast (with a shipped policy the network plays them; without one — Five Towers
@@ -116,7 +116,7 @@ def test_searching_opponents_of_the_training_env_get_their_own_seat_views():
 def test_play_narrates_a_searching_opponent():
     import io
 
-    from tabletop_rl.training.play import play
+    from tabletop_rl.training.runtime.terminal import play
 
     moves = io.StringIO("1\n" * 400)
     out = io.StringIO()

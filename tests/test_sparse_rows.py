@@ -7,8 +7,8 @@ import pytest
 
 from tabletop_rl import envs
 from tabletop_rl.envs.palazzo import HeuristicAgent
-from tabletop_rl.training.sparse_rows import SparseRows
-from tabletop_rl.training.warm_start import teacher_games
+from tabletop_rl.training.ppo.sparse_rows import SparseRows
+from tabletop_rl.training.ppo.warm_start import teacher_games
 
 
 def test_rows_come_back_exactly_in_any_order():

@@ -16,23 +16,24 @@ import pytest
 import yaml
 from safetensors import safe_open
 
-import tabletop_rl.training.agents
-import tabletop_rl.training.warm_start
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training import train
-from tabletop_rl.training.agents import load_agent
-from tabletop_rl.training.checkpoint import latest_checkpoint
-from tabletop_rl.training.config import load_config
-from tabletop_rl.training.policy import PolicyAgent, PolicyFileError, PolicyInfo, load_policy
-from tabletop_rl.training.report import next_steps
+from tabletop_rl.training.ppo import trainer, warm_start
+from tabletop_rl.training.ppo.checkpoint import latest_checkpoint
+from tabletop_rl.training.ppo.config import load_config
+from tabletop_rl.training.ppo.network import limit_torch_threads
+from tabletop_rl.training.ppo.report import next_steps
+from tabletop_rl.training.ppo.warm_start import imitate, teacher_games
+from tabletop_rl.training.runtime import agents
+from tabletop_rl.training.runtime.agents import load_agent
+from tabletop_rl.training.runtime.policy import PolicyAgent, PolicyFileError, PolicyInfo, load_policy
+from tabletop_rl.training.runtime.single_seat import SingleSeatEnv
 from tabletop_rl.training.shell import interpreter
-from tabletop_rl.training.single_seat import SingleSeatEnv
-from tabletop_rl.training.warm_start import imitate, teacher_games
 from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
 
-train.limit_torch_threads()  # what training does too: more threads thrash on a busy CPU
+limit_torch_threads()  # what training does too: more threads thrash on a busy CPU
 
 GAMES = [("lost_cities", {}), ("five_towers", {"num_players": 3})]
 
@@ -172,7 +173,7 @@ def test_warm_start_imitates_the_teacher():
 
 
 def test_teacher_games_do_not_depend_on_how_many_processes_play_them(monkeypatch):
-    monkeypatch.setattr(tabletop_rl.training.warm_start, "CHUNK", 2)  # 3 chunks of 2, 2 and 1 games
+    monkeypatch.setattr(warm_start, "CHUNK", 2)  # 3 chunks of 2, 2 and 1 games
     alone = teacher_games("lost_cities", {}, "heuristic", games=5, seed=5, workers=1)
     shared = teacher_games("lost_cities", {}, "heuristic", games=5, seed=5, workers=2)
     assert alone.keys() == shared.keys() and len(alone["actions"]) > 5 * 80
@@ -207,7 +208,7 @@ def test_load_agent_refuses_other_games_and_unknown_specs(tmp_path):
 
 
 def test_pretrained_is_refused_for_other_spaces_with_a_hint(tmp_path, monkeypatch):
-    monkeypatch.setattr(tabletop_rl.training.agents, "PRETRAINED_DIR", tmp_path)
+    monkeypatch.setattr(agents, "PRETRAINED_DIR", tmp_path)
     random_policy_file(tmp_path / "five_towers.safetensors", envs.make("five_towers", wrapped=False).game)
     assert isinstance(load_agent("pretrained", envs.make("five_towers", wrapped=False).game), PolicyAgent)
     with pytest.raises(PolicyFileError, match=r"size \d+ .* with {.num_players.: 5} has \d+ .* train one with"):
@@ -215,7 +216,7 @@ def test_pretrained_is_refused_for_other_spaces_with_a_hint(tmp_path, monkeypatc
 
 
 def test_pretrained_names_what_is_shipped_when_a_game_has_none(tmp_path, monkeypatch):
-    monkeypatch.setattr(tabletop_rl.training.agents, "PRETRAINED_DIR", tmp_path)
+    monkeypatch.setattr(agents, "PRETRAINED_DIR", tmp_path)
     (tmp_path / "lost_cities.safetensors").write_bytes(b"")
     with pytest.raises(ValueError, match=r"no pretrained policy is shipped for five_towers.*lost_cities"):
         load_agent("pretrained", envs.make("five_towers", wrapped=False).game)
@@ -246,7 +247,7 @@ def test_next_commands_name_the_python_that_runs(tmp_path, monkeypatch):
     assert interpreter() == str(venv / "python")
     monkeypatch.setenv("PATH", f"{venv}{os.pathsep}{system}")  # the venv activated
     assert interpreter() == "python"
-    monkeypatch.setattr(tabletop_rl.training.agents, "PRETRAINED_DIR", tmp_path)  # the hint of a missing policy
+    monkeypatch.setattr(agents, "PRETRAINED_DIR", tmp_path)  # the hint of a missing policy
     with pytest.raises(ValueError, match=r"train one with: python -m tabletop_rl.training.train --config "
                                          r"configs/five_towers.yaml$"):
         load_agent("pretrained", envs.make("five_towers", wrapped=False).game)
@@ -254,8 +255,7 @@ def test_next_commands_name_the_python_that_runs(tmp_path, monkeypatch):
 
 def test_next_commands_run_as_printed(tmp_path):
     """The printed 'play against it' command, split as a shell would and run with no python on the PATH."""
-    line = next_steps("lost_cities", tmp_path, tabletop_rl.training.agents.PRETRAINED_DIR / "lost_cities.safetensors",
-                      8, True)[0][1]
+    line = next_steps("lost_cities", tmp_path, agents.PRETRAINED_DIR / "lost_cities.safetensors", 8, True)[0][1]
     done = subprocess.run(shlex.split(line), input="q\n", capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PATH": str(tmp_path)})
     assert done.returncode == 0, done.stderr
@@ -387,7 +387,7 @@ def test_random_states_survive_json():
 
     import torch
 
-    from tabletop_rl.training.checkpoint import rng_state, set_rng_state
+    from tabletop_rl.training.ppo.checkpoint import rng_state, set_rng_state
 
     state = json.loads(json.dumps({**rng_state(), "torch": rng_state()["torch"].tolist()}))
     draws = random.random(), np.random.random(), torch.rand(1).item()
@@ -454,7 +454,7 @@ def test_a_stop_in_the_warm_start_says_that_it_is_not_kept_and_resume_plays_it_a
     def stopped(*args, **kwargs):
         signal.raise_signal(signal.SIGTERM)
 
-    monkeypatch.setattr(train, "teacher_games", stopped)
+    monkeypatch.setattr(trainer, "teacher_games", stopped)
     args = tiny_config(tmp_path, "lost_cities", vec_env="dummy", warm_start={"teacher": "heuristic", "games": 2})
     with pytest.raises(SystemExit) as stop:
         train.main(args)

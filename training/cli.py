@@ -4,10 +4,8 @@
   code 2 (the usage block is what ``--help`` is for).
 * ``type=`` functions for the flags several commands have: :func:`seed`, :func:`count`; :func:`integer` reads
   a number the way they do (the play prompt too).
-* :func:`game_options`: the game options of ``--players`` and ``--set option=value``.
-
-Config files and ``--set key=value`` of the training commands are read by :mod:`tabletop_rl.training.config`,
-whose :func:`~tabletop_rl.training.config.apply_override` reads every ``--set``.
+* :func:`apply_override` reads every ``--set key=value`` (of a game option or of a training config key);
+  :func:`game_options`: the game options of ``--players`` and ``--set option=value``.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from .config import apply_override
+import yaml
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -65,3 +63,33 @@ def game_options(settings: Sequence[str], players: int | None = None) -> dict[st
     for item in settings:
         apply_override(options, item)
     return options
+
+
+def yaml_problem(error: yaml.YAMLError) -> str:
+    """What PyYAML found wrong, in one line (its own message quotes the text over several)."""
+    if isinstance(error, yaml.MarkedYAMLError) and error.problem_mark is not None:
+        mark = error.problem_mark
+        context = f" {error.context}" if error.context else ""
+        return f"{error.problem}{context} (line {mark.line + 1}, column {mark.column + 1})"
+    return " ".join(str(error).split())
+
+
+def apply_override(raw: dict[str, Any], item: str) -> None:
+    """``a.b=value``: the value is parsed as YAML (``1e-4``, ``[64, 64]``, ``{random: 1}``, ``null``).
+
+    Every command reads its ``--set`` here: a malformed one is a ``ValueError`` in one line naming it."""
+    key, sep, text = item.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"--set {item!r}: expected key=value (the value read as YAML)")
+    try:
+        value = yaml.safe_load(text) if text.strip() else ""
+    except yaml.YAMLError as error:
+        raise ValueError(f"--set {item!r}: the value is not valid YAML: {yaml_problem(error)}") from None
+    *parents, leaf = key.strip().split(".")
+    node = raw
+    for part in parents:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ValueError(f"--set {item!r}: {part!r} is not a section")
+        node = child
+    node[leaf] = value

@@ -1,12 +1,10 @@
-"""Stopping a command cleanly: Ctrl-C, SIGTERM and SIGHUP all end it the way Ctrl-C does.
+"""Stopping a command cleanly: Ctrl-C, SIGTERM and SIGHUP all end it the way Ctrl-C does (docs/training.md,
+"Stopping a command").
 
-Every command runs its work inside :func:`stoppable`: a stop signal raises :class:`Stopped` (a
-``KeyboardInterrupt``) in the main thread, which unwinds the command — its worker processes are ended
-(:func:`worker_pool`), no file is left half-written (``files.atomic_write``) — and then one line on stderr
-says that it stopped and what was kept; the exit code is the shell's, 128 + the signal's number (130 for
-Ctrl-C, 143 for SIGTERM, 129 for SIGHUP). Workers ignore the stop signals (Ctrl-C and a hang-up reach the
-whole process group): the main process alone decides, and ends them. A signal the command was started to
-ignore (``nohup``: SIGHUP) stays ignored.
+A command runs its work inside :func:`stoppable`, which turns a stop signal into :class:`Stopped` (a
+``KeyboardInterrupt``), says in one line what was kept and exits with the shell's code (128 + the signal);
+a loop that stops between steps uses :func:`stop_on_signals` instead. Worker processes (:func:`worker_pool`,
+:func:`parallel_map`) ignore the stop signals and are ended by the main process, which alone decides.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -67,9 +65,25 @@ def stoppable(prog: str, kept: Callable[[], str]) -> Iterator[None]:
             raise SystemExit(exit_code(name)) from None
 
 
-def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
+def stop_on_signals(loop: Any) -> AbstractContextManager[None]:
+    """For a loop that stops by itself between steps: the first stop signal sets ``loop.stop_reason`` (the
+    signal's name) and the loop finishes its step, saves and ends; a second Ctrl-C aborts at once."""
+    def request_stop(signum: int, frame: Any) -> None:
+        if loop.stop_reason is not None and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        loop.stop_reason = signal.Signals(signum).name
+
+    return on_stop_signals(request_stop)
+
+
+def ignore_stop_signals() -> None:
+    """In a worker process: the main process alone decides when to stop, and ends its workers."""
     for s in SIGNALS:
         signal.signal(s, signal.SIG_IGN)
+
+
+def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
+    ignore_stop_signals()
     if initializer is not None:
         initializer(*initargs)
 
@@ -108,6 +122,18 @@ def worker_pool(workers: int, start_method: str, initializer: Callable[..., None
         pool.shutdown(cancel_futures=True)
         raise
     pool.shutdown()
+
+
+def parallel_map(function: Callable[..., Any], tasks: list[tuple], workers: int, ordered: bool = True
+                 ) -> Iterator[Any]:
+    """``function(*task)`` for every task, in order (or, not ``ordered``, as each is done); in a pool of
+    processes when there are several, which are ended if this process stops."""
+    if workers < 2 or len(tasks) < 2:
+        yield from (function(*task) for task in tasks)
+        return
+    # forkserver, as SubprocVecEnv: no fork of a threaded process
+    with worker_pool(min(workers, len(tasks)), "forkserver") as pool:
+        yield from results([pool.submit(function, *task) for task in tasks], ordered)
 
 
 def results(futures: list[Future], ordered: bool = True) -> Iterator[Any]:

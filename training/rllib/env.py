@@ -1,18 +1,7 @@
-"""Any registered game as an RLlib ``MultiAgentEnv``, and who sits in which seat.
-
-:class:`TabletopMultiAgentEnv` drives the engine directly (no PettingZoo wrappers in the hot loop; the
-engine itself raises on an illegal action). RLlib's turn-based convention:
-
-* ``reset()`` and ``step()`` return an observation only for the seat on move — our dict
-  ``{"observation": float32 vector, "action_mask": int8 vector}``, exactly what the PettingZoo env gives.
-  A seat may act several times in a row: it then appears in several consecutive returns.
-* At the end every seat that played gets its final observation (mask all zeros), its terminal reward
-  (``State.returns()``: zero-sum in [-1, 1]) and ``terminated`` — or ``truncated`` with reward 0 when a
-  turn cap cut the game. Before the end the seat on move gets reward 0 with its observation (RLlib wants
-  a reward with every observation that follows an action).
-
-:class:`SeatMapping` is the ``policy_mapping_fn``: per episode, the learner takes one seat (uniformly at
-random) and every other seat gets an opponent module drawn from the configured mix.
+"""Any registered game as an RLlib ``MultiAgentEnv`` (:class:`TabletopMultiAgentEnv`: the engine driven directly,
+RLlib's turn-based convention), and who sits in which seat (:class:`SeatMapping`, the ``policy_mapping_fn``: the
+learner in one random seat per episode, opponent modules from the mix in the others). docs/rllib.md, "What is
+trained", describes both.
 """
 
 from __future__ import annotations
@@ -25,10 +14,9 @@ from typing import Any
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from tabletop_rl import envs
-from tabletop_rl.envs.core.game import check_seed
-
-from .opponents import SELF, check_weights
+from ... import envs
+from ...envs.core.game import check_seed
+from ..runtime.opponents import SELF, check_weights
 
 LEARNER = "learner"  # the trained RLModule
 

@@ -1,22 +1,9 @@
 """The agent loader shared by training, evaluation and play (numpy only: no torch needed).
 
-``load_agent(spec, game)`` turns a short string into an :class:`~tabletop_rl.envs.core.agents.Agent`:
-
-===============  =====================================================================
-spec             agent
-===============  =====================================================================
-``random``       uniform over the legal actions
-``heuristic``    the game package's ``HeuristicAgent``
-``pretrained``   the policy shipped in ``training/pretrained/<game>.safetensors``
-a path           a policy file (``.safetensors``) or checkpoint written by ``tabletop_rl.training.train``, or a run
-                 directory (its ``policy.safetensors``, else its newest checkpoint)
-``search``       search at play time over sampled worlds (``tabletop_rl.training.search``), with options
-                 ``search:worlds=64,k=4,policy=<path>,…``
-===============  =====================================================================
-
-Policy files are read by :func:`tabletop_rl.training.policy.load_policy`, which refuses anything but the tabletop-rl
-safetensors format (nothing in a file is ever run) and a policy trained for another game or for options
-that change its spaces.
+``load_agent(spec, game)`` turns a spec — ``random``, ``heuristic``, ``pretrained`` (the policy shipped in
+``training/pretrained/<game>.safetensors``), the path of a policy file, checkpoint or run folder, or ``search``
+with options — into an :class:`~tabletop_rl.envs.core.agents.Agent` (docs/training.md, "Agents"). Policy files
+are read by :func:`tabletop_rl.training.runtime.policy.load_policy`: nothing in a file is ever run.
 """
 
 from __future__ import annotations
@@ -24,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tabletop_rl.envs.core.agents import Agent, builtin_agent
-from tabletop_rl.envs.core.game import Game
-
+from ...envs.core.agents import Agent, builtin_agent
+from ...envs.core.game import Game
+from ..shell import command
 from .policy import PolicyAgent, PolicyFileError, load_policy
-from .shell import command
 
-PRETRAINED_DIR = Path(__file__).parent / "pretrained"
+PRETRAINED_DIR = Path(__file__).parents[1] / "pretrained"  # training/pretrained
 SUFFIX = ".safetensors"
 
 

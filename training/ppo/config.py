@@ -21,8 +21,9 @@ from typing import Any
 
 import yaml
 
-from .opponents import check_weights
-from .policy import MAX_POOL
+from ..cli import apply_override, yaml_problem
+from ..runtime.opponents import check_weights
+from ..runtime.policy import ACTIVATIONS, MAX_POOL
 
 
 @dataclass
@@ -70,7 +71,7 @@ class Eval:
 
 @dataclass
 class WarmStart:
-    """Imitate a teacher before PPO (see training/warm_start.py); fresh runs only."""
+    """Imitate a teacher before PPO (see training/ppo/warm_start.py); fresh runs only."""
 
     teacher: str | None = None  # an agent spec such as heuristic; null: start from scratch
     games: int = 2000  # teacher-vs-teacher games to imitate
@@ -82,7 +83,7 @@ class WarmStart:
 
 @dataclass
 class Run:
-    """What every training config starts with (this module's ``Config``, ``tabletop_rl.training.rllib.RllibConfig``)."""
+    """What every training config starts with (this module's ``Config``; RLlib's ``rllib.config.RllibConfig``)."""
 
     game: str = ""
     name: str = ""  # run directory runs/<name>; defaults to the config file's stem
@@ -154,6 +155,19 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), schema: 
     return config
 
 
+def saved_config(run_dir: Path, overrides: Sequence[str], resumable: set[str]) -> Path:
+    """The config a run folder saved, for ``--resume``, which may change only the ``resumable`` keys: they steer
+    a run (how long, how fast), the others define what is being learned."""
+    saved = run_dir / "config.yaml"
+    if not saved.is_file():
+        raise ValueError(f"nothing to resume: {saved} does not exist")
+    changed = {item.partition("=")[0].strip().split(".")[0] for item in overrides}
+    if changed - resumable:
+        raise ValueError(f"--resume cannot change {sorted(changed - resumable)}; only "
+                         f"{sorted(resumable)} (the rest defines what is being learned)")
+    return saved
+
+
 def read_yaml(path: str | Path) -> Any:
     """A YAML file's content; a file that is not UTF-8 or not YAML is a ``ValueError`` in one line naming it."""
     data = Path(path).read_bytes()
@@ -164,36 +178,6 @@ def read_yaml(path: str | Path) -> Any:
                          ) from None
     except yaml.YAMLError as error:
         raise ValueError(f"{path} is not valid YAML: {yaml_problem(error)}") from None
-
-
-def yaml_problem(error: yaml.YAMLError) -> str:
-    """What PyYAML found wrong, in one line (its own message quotes the text over several)."""
-    if isinstance(error, yaml.MarkedYAMLError) and error.problem_mark is not None:
-        mark = error.problem_mark
-        context = f" {error.context}" if error.context else ""
-        return f"{error.problem}{context} (line {mark.line + 1}, column {mark.column + 1})"
-    return " ".join(str(error).split())
-
-
-def apply_override(raw: dict[str, Any], item: str) -> None:
-    """``a.b=value``: the value is parsed as YAML (``1e-4``, ``[64, 64]``, ``{random: 1}``, ``null``).
-
-    Every command reads its ``--set`` here: a malformed one is a ``ValueError`` in one line naming it."""
-    key, sep, text = item.partition("=")
-    if not sep or not key.strip():
-        raise ValueError(f"--set {item!r}: expected key=value (the value read as YAML)")
-    try:
-        value = yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError as error:
-        raise ValueError(f"--set {item!r}: the value is not valid YAML: {yaml_problem(error)}") from None
-    *parents, leaf = key.strip().split(".")
-    node = raw
-    for part in parents:
-        child = node.setdefault(part, {})
-        if not isinstance(child, dict):
-            raise ValueError(f"--set {item!r}: {part!r} is not a section")
-        node = child
-    node[leaf] = value
 
 
 def _build(cls: type, raw: Any, prefix: str) -> Any:
@@ -330,8 +314,8 @@ def network_problems(n: Network) -> list[str]:
     """Hidden sizes > 0 and a known activation (the SB3 and the RLlib pipeline build the same network)."""
     problems = [f"network.{part}[{i}] must be > 0 (got {size})" for part in ("pi", "vf")
                 for i, size in enumerate(getattr(n, part)) if size <= 0]
-    if n.activation not in ("relu", "tanh"):
-        problems.append(f"network.activation must be one of ('relu', 'tanh') (got {n.activation!r})")
+    if n.activation not in ACTIVATIONS:
+        problems.append(f"network.activation must be one of {tuple(ACTIVATIONS)} (got {n.activation!r})")
     return problems
 
 

@@ -1,16 +1,15 @@
-"""Evaluation statistics and the end-of-run report: ``report.md``, ``learning_curve.png``, a summary.
+"""A training run's evaluation records and its end-of-run report: ``report.md``, ``learning_curve.png``, a summary.
 
 An evaluation record (one per opponent and evaluation step, kept in ``eval_history.json``)::
 
     {"step": 200000, "opponent": "heuristic", "games": 200,
      "win_rate": 0.61, "ci": [0.54, 0.67],                 # wins (ties count 1/k), Wilson 95% interval
      "per_seat": [{"seat": 0, "games": 100, "win_rate": ..., "ci": [...]}, ...],
-     "margin": 4.2, "margin_ci": 2.9}                      # own score − mean of the others' per round, ± 95%
+     "margin": 4.2, "margin_ci": 2.9}                      # own score − mean of the others' per round, ± 95% t
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,20 +17,9 @@ from typing import Any
 import numpy as np
 import yaml
 
-from .agents import PRETRAINED_DIR, SUFFIX
-from .shell import command
-
-Z95 = 1.959963984540054
-
-
-def wilson(successes: float, n: int) -> tuple[float, float]:
-    """95% Wilson score interval for a proportion (well-behaved near 0 and 1, unlike the normal one)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+from ..evaluation.stats import mean_interval, wilson
+from ..runtime.agents import PRETRAINED_DIR, SUFFIX
+from ..shell import command
 
 
 def summarise(step: int, opponent: str, seats: Sequence[int], wins: Sequence[float],
@@ -40,17 +28,16 @@ def summarise(step: int, opponent: str, seats: Sequence[int], wins: Sequence[flo
     seats, wins = np.asarray(seats), np.asarray(wins, float)
     per_seat = []
     for s in range(num_players):
-        w = wins[seats == s]
-        per_seat.append({"seat": s, "games": int(w.size), "win_rate": float(w.mean()) if w.size else 0.0,
-                         "ci": list(wilson(float(w.sum()), int(w.size)))})
-    record = {"step": int(step), "opponent": opponent, "games": int(wins.size),
-              "win_rate": float(wins.mean()), "ci": list(wilson(float(wins.sum()), int(wins.size))),
-              "per_seat": per_seat,
-              "margin": None, "margin_ci": None}
+        w = wilson(wins[seats == s])
+        per_seat.append({"seat": s, "games": w.n, "win_rate": w.mean if w.n else 0.0,
+                         "ci": [w.low, w.high] if w.n else [0.0, 1.0]})
+    w = wilson(wins)
+    record = {"step": int(step), "opponent": opponent, "games": w.n, "win_rate": w.mean, "ci": [w.low, w.high],
+              "per_seat": per_seat, "margin": None, "margin_ci": None}
     if margins is not None and len(margins):
-        m = np.asarray(margins, float)
-        record["margin"] = float(m.mean())
-        record["margin_ci"] = float(Z95 * m.std(ddof=1) / math.sqrt(m.size)) if m.size > 1 else float("inf")
+        m = mean_interval(margins)
+        record["margin"] = m.mean
+        record["margin_ci"] = (m.high - m.low) / 2 if m.n > 1 else float("inf")
     return record
 
 

@@ -1,43 +1,10 @@
-"""Policy files and their inference in numpy: what ``pretrained``, ``runs/<name>/policy.safetensors`` and
-every checkpoint are, and how agents run them (no torch needed).
+"""Policy files and their inference in numpy: what ``pretrained``, ``runs/<name>/policy.safetensors`` and every
+checkpoint are, and how agents run them (no torch needed).
 
-**The file** is one `safetensors <https://huggingface.co/docs/safetensors>`_ file: raw little-endian
-tensors behind a JSON header, so reading it never runs code from it (unlike a pickle, a ``torch.save`` file
-or a stable-baselines3 ``.zip``). Its tensors are the actor-critic MLP of sb3-contrib's
-``MaskableActorCriticPolicy``, float32, under that policy's ``state_dict`` names:
-
-==========================================  =======================  ====================================
-tensor                                      shape                    meaning
-==========================================  =======================  ====================================
-``mlp_extractor.policy_net.{2i}.weight``    (pi[i], in)              actor hidden layer i (then activation)
-``mlp_extractor.policy_net.{2i}.bias``      (pi[i],)
-``mlp_extractor.value_net.{2i}.weight``     (vf[i], in)              critic hidden layer i
-``mlp_extractor.value_net.{2i}.bias``       (vf[i],)
-``action_net.weight`` / ``.bias``           (num_actions, pi[-1])    action logits
-``value_net.weight`` / ``.bias``            (1, vf[-1])              state value
-==========================================  =======================  ====================================
-
-(``in`` is the observation size for the first layer, the previous layer's size after it.) The header's
-``__metadata__`` holds ``format`` (``tabletop-rl-policy``, or ``tabletop-rl-checkpoint`` for a training
-checkpoint, which adds ``optimizer/…``, ``pool/…`` and ``rng/…`` tensors), ``format_version`` (``1``) and
-``policy``, one JSON document::
-
-    {"game": "lost_cities", "options": {...}, "network": {"pi": [512, 512], "vf": [512, 512],
-     "activation": "relu"}, "observation_size": 433, "num_actions": 106, "num_timesteps": 1048576,
-     "provenance": {...}}
-
-Observation and action spaces are rebuilt from the game, never stored. :func:`load_policy` checks all of
-it — format, version, the JSON, every tensor's name, dtype, shape and finiteness, and the game — and
-otherwise raises :class:`PolicyFileError`, one line naming the file and what was expected.
-
-**Limits**, checked from the header alone (read by this module, at most ``MAX_HEADER_BYTES`` = 1 MiB)
-before any tensor is read, so that a small crafted file cannot make the reader allocate gigabytes: at most
-``MAX_LAYERS`` = 16 hidden layers per network, each at most ``MAX_WIDTH`` = 4,096 wide, and at most
-``MAX_PARAMETERS`` = 50 million parameters in all (200 MB of float32; the shipped networks have 0.6 to 2.6
-million). A checkpoint's training state may add at most ``MAX_POOL`` + 2 = 66 times the policy's bytes
-(``MAX_POOL`` = 64 self-play snapshots, and Adam's two moments) plus 64 KiB (Adam's step counts, the RNG
-state). The file's size must be exactly what its header declares. The writer refuses the same networks,
-so nothing written here is ever refused on reading.
+A policy file is one safetensors file (tensors and a JSON header, never code) holding SB3's actor-critic MLP
+under its ``state_dict`` names; :func:`load_policy` checks all of it, within the limits below, before any tensor
+is read, and otherwise raises :class:`PolicyFileError`, one line naming the file. The format, the tensors and
+the limits are described in docs/training.md ("Policy files").
 """
 
 from __future__ import annotations
@@ -47,26 +14,40 @@ import math
 import os
 import reprlib
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save as safetensors_bytes
 
-from tabletop_rl.envs.core.game import Game
-
+from ...envs.core.game import Game
 from .files import atomic_write
 
 POLICY_FORMAT, CHECKPOINT_FORMAT, FORMAT_VERSION = "tabletop-rl-policy", "tabletop-rl-checkpoint", "1"
 CHECKPOINT_PREFIXES = ("optimizer/", "pool/", "rng/")  # training state a checkpoint adds to the policy
-ACTIVATIONS = ("relu", "tanh")
 MAX_LAYERS, MAX_WIDTH, MAX_PARAMETERS = 16, 4096, 50_000_000  # per network (pi, vf); in all
 MAX_POOL, STATE_SLACK = 64, 2**16  # a checkpoint's snapshots; the bytes of its Adam steps and RNG state
 MAX_HEADER_BYTES = 2**20  # a checkpoint of MAX_POOL snapshots of MAX_LAYERS layers needs about 600 KB
+Weights = dict[str, np.ndarray]  # a network's tensors by name
 EXPECTED = "a tabletop-rl policy (.safetensors written by tabletop_rl.training.train)"
+
+
+def _relu(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0, out=out)
+
+
+class Activation(NamedTuple):
+    """A hidden layer's activation, as the numpy inference and the torch training build it."""
+
+    numpy: Callable[..., np.ndarray]  # applied in place: f(x, out=x)
+    torch: str  # the torch.nn module of the same function (training.ppo.network)
+
+
+# network.activation: every name a policy file and a config may give, defined here only
+ACTIVATIONS = {"relu": Activation(_relu, "ReLU"), "tanh": Activation(np.tanh, "Tanh")}
 
 
 class PolicyFileError(ValueError):
@@ -146,7 +127,7 @@ class MLPPolicy:
     def __init__(self, weights: Mapping[str, np.ndarray], info: PolicyInfo):
         self.info = info
         self.weights = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in weights.items()}
-        self._activation = {"relu": _relu, "tanh": np.tanh}[info.network["activation"]]
+        self._activation = ACTIVATIONS[info.network["activation"]].numpy
         self.actor = self._layers("policy_net", "action_net", len(info.network["pi"]))
         self.critic = self._layers("value_net", "value_net", len(info.network["vf"]))
 
@@ -181,10 +162,6 @@ class MLPPolicy:
     def value(self, observation: np.ndarray) -> np.ndarray:
         """The critic's value: shape () for one observation, (batch,) for a batch."""
         return self._run(self.critic, observation)[..., 0].copy()
-
-
-def _relu(x: np.ndarray, out: np.ndarray) -> np.ndarray:
-    return np.maximum(x, 0, out=out)
 
 
 class PolicyAgent:
@@ -420,7 +397,7 @@ def _info_problem(doc: Any) -> str | None:
         if not isinstance(sizes, list) or not all(type(n) is int and n > 0 for n in sizes):
             return f"network.{key} must be a list of positive layer sizes, got {_short(sizes)}"
     if net["activation"] not in ACTIVATIONS:
-        return f"network.activation must be one of {ACTIVATIONS}, got {_short(net['activation'])}"
+        return f"network.activation must be one of {tuple(ACTIVATIONS)}, got {_short(net['activation'])}"
     return None
 
 

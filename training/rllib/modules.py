@@ -1,15 +1,9 @@
 """RLlib RLModules that read the env's observation dict directly: the learner's masked actor-critic, its
 frozen snapshots, and fixed agents (random, heuristic, shipped or saved policies) as non-trainable modules.
 
-:class:`MaskedActorCritic` has exactly the network of the SB3 pipeline's ``MaskableActorCriticPolicy``
-with ``net_arch={"pi": ..., "vf": ...}``: a policy MLP ending in an action head and a separate value
-MLP ending in a value head, no shared layer, SB3's orthogonal initialisation. Its parameters carry SB3's
-names (``mlp_extractor.policy_net.0.weight``, ``action_net.weight``, ``value_net.bias``, …), so its
-``state_dict()`` *is* the policy's state dict: exporting needs no renaming.
-
-Masking: illegal logits are replaced by the most negative float32 (not ``-inf``): a terminal observation
-carries an all-zero mask, and an all ``-inf`` row would make the softmax NaN, whose gradient leaks into the
-loss even where the loss masks that row out.
+:class:`MaskedActorCritic` has exactly the network of the SB3 pipeline (built by
+:func:`tabletop_rl.training.ppo.network.build`, SB3's parameter names: its ``state_dict()`` *is* a policy file's
+tensors) with SB3's orthogonal initialisation.
 """
 
 from __future__ import annotations
@@ -24,21 +18,11 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from tabletop_rl import envs
-
-from .agents import load_agent
-from .train import ACTIVATIONS
+from ... import envs
+from ..ppo.network import build, logits, values
+from ..runtime.agents import load_agent
 
 OBSERVATION, MASK = "observation", "action_mask"
-
-
-def mlp(in_size: int, hidden: list[int], activation: type[torch.nn.Module]) -> tuple[torch.nn.Sequential, int]:
-    """Linear + activation per hidden size (SB3's ``MlpExtractor`` branch), and its output size."""
-    layers: list[torch.nn.Module] = []
-    for size in hidden:
-        layers += [torch.nn.Linear(in_size, size), activation()]
-        in_size = size
-    return torch.nn.Sequential(*layers), in_size
 
 
 def orthogonal_init(module: torch.nn.Module, gain: float) -> None:
@@ -58,37 +42,29 @@ class MaskedActor(TorchRLModule):
     """
 
     def setup(self) -> None:
-        config = self.model_config
-        activation = ACTIVATIONS[config["activation"]]
-        size = self.observation_space[OBSERVATION].shape[0]
-        self.mlp_extractor = torch.nn.Module()
-        self.mlp_extractor.policy_net, pi_out = mlp(size, list(config["pi"]), activation)
-        self.mlp_extractor.value_net, vf_out = mlp(size, list(config["vf"]), activation)
-        self.action_net = torch.nn.Linear(pi_out, self.action_space.n)
-        self.value_net = torch.nn.Linear(vf_out, 1)
+        build(self, self.observation_space[OBSERVATION].shape[0], self.action_space.n, self.model_config)
         for part, gain in ((self.mlp_extractor, np.sqrt(2)), (self.action_net, 0.01), (self.value_net, 1.0)):
             orthogonal_init(part, gain)
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
-        logits = self.action_net(self.mlp_extractor.policy_net(obs[OBSERVATION]))
-        return {Columns.ACTION_DIST_INPUTS: logits.masked_fill(obs[MASK] == 0, FLOAT_MIN)}
-
+        # The most negative float32, not -inf: a terminal observation has an all-zero mask, and an all -inf row
+        # would make the softmax NaN, whose gradient leaks into the loss even where the loss masks that row out.
+        return {Columns.ACTION_DIST_INPUTS: logits(self, obs[OBSERVATION]).masked_fill(obs[MASK] == 0, FLOAT_MIN)}
 
 
 class MaskedActorCritic(MaskedActor, ValueFunctionAPI):
     """The learner: :class:`MaskedActor` with the value head exposed to PPO (``compute_values``)."""
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
-        observation = batch[Columns.OBS][OBSERVATION]
-        return self.value_net(self.mlp_extractor.value_net(observation)).squeeze(-1)
+        return values(self, batch[Columns.OBS][OBSERVATION])
 
 
 class AgentModule(RLModule):
     """A fixed agent as a non-trainable RLModule: ``load_agent(spec)`` acts on each seat's own observation.
 
-    ``model_config = {"game": name, "game_options": {...}, "agent": spec, "seed": int or None}``, spec as
-    for :func:`tabletop_rl.training.agents.load_agent` (``random``, ``heuristic``, ``pretrained`` or a policy path).
+    ``model_config = {"game": name, "game_options": {...}, "agent": spec, "seed": int or None}``, spec as for
+    :func:`tabletop_rl.training.runtime.agents.load_agent` (``random``, ``heuristic``, ``pretrained`` or a policy path).
     """
 
     def setup(self) -> None:

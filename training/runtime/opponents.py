@@ -4,9 +4,9 @@
   learner's weights (newest last, at most ``size``); the pool is part of every checkpoint.
 * :class:`OpponentMix` lives in each env worker. Per episode it draws an agent for every opponent seat
   by the configured weights. The key ``"self"`` means a snapshot from the pool (uniform over it);
-  any other key is an agent spec for :func:`tabletop_rl.training.agents.load_agent` (``random``, ``heuristic``,
+  any other key is an agent spec for :func:`tabletop_rl.training.runtime.agents.load_agent` (``random``, ``heuristic``,
   ``pretrained`` or a policy path). Snapshots play through the same numpy inference as every policy
-  agent (:class:`~tabletop_rl.training.policy.MLPPolicy`), so env workers never need torch.
+  agent (:class:`~tabletop_rl.training.runtime.policy.MLPPolicy`), so env workers never need torch.
 """
 
 from __future__ import annotations
@@ -16,14 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl.envs.core.agents import Agent
-from tabletop_rl.envs.core.game import Game
-
+from ...envs.core.agents import Agent
+from ...envs.core.game import Game
 from .agents import agent_factory
-from .policy import MLPPolicy, PolicyAgent, PolicyInfo
+from .policy import MLPPolicy, PolicyAgent, PolicyInfo, Weights
 
 SELF = "self"
-Weights = dict[str, np.ndarray]
 
 
 class SnapshotPool:

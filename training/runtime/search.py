@@ -1,53 +1,10 @@
 """Search at play time: determinized Monte-Carlo search over worlds sampled from the seat's information.
 
-At a decision with a real choice the agent
-
-1. asks its prior (the policy network) for the move probabilities π and keeps the ``k`` most likely legal
-   moves with π ≥ ``min_prior`` as candidates (one candidate: played at once, no search);
-2. samples ``worlds`` full positions consistent with what its seat has seen (``SeatView.sample``, i.e.
-   ``State.sample_hidden``: hidden cards and deck order redrawn), the same worlds for every candidate
-   (common random numbers);
-3. plays each candidate in each world and plays every world out to the end with the rollout policy for
-   every seat (or ``opponents`` for the other seats) — all worlds of all candidates in lockstep, one
-   batched network call per ply;
-4. with ``max_worlds`` above ``worlds``, races the candidates: drops every candidate whose mean value + ``c`` ·
-   ln π trails the leader's by ``z`` standard errors or more (of its per-world difference from the leader),
-   and plays the survivors in ``worlds`` new worlds, until one is left or ``max_worlds`` are used — the
-   budget goes to the close decisions;
-5. plays the candidate with the highest mean value + ``c`` · ln π, the value being its seat's score margin
-   (own score − mean of the others') or its return.
-
-A decision with a single legal action costs nothing (no sampling, no network call). Budgets are counts
-(worlds × candidates × plies), never wall-clock, so the agent is deterministic given its seed. See
-``docs/search.md`` for the cost per decision and the measured strength.
-
-Agent spec (``tabletop_rl.training.agents.load_agent``): ``search`` or ``search:key=value,key=value,…``:
-
-==============  ============  ================================================================================
-key             default       meaning
-==============  ============  ================================================================================
-``policy``      ``pretrained``  the prior and rollout network: ``pretrained``, a policy file / run folder, or
-                              ``none``; ``pretrained`` falls back to ``none`` when no shipped policy fits
-                              the game and its options
-``rollout``     ``policy``    who plays every seat in the play-outs: ``policy`` (the network) or an agent
-                              spec without options (``heuristic``, ``random``); ``heuristic`` without a network
-``worlds``      auto          sampled worlds per decision; auto = 32 with network play-outs, 4 with an agent's
-                              (one state at a time: 10–50 times the cost of a batched network step)
-``max_worlds``  0             most worlds per decision when racing (0: ``worlds``, no racing)
-``z``           1.0           racing drops a candidate that trails the leader by ``z`` standard errors
-``k``           4             most candidates searched
-``min_prior``   0.02          a candidate needs at least this prior probability (the top move always qualifies)
-``c``           2.0           weight of ln π(a) added to the mean value
-``temperature`` 0             rollout network temperature: 0 plays the arg-max
-``horizon``     0             plies per play-out before it is scored as it stands (``State.scores`` is
-                              provisional then); 0 plays to the end
-``value``       ``margin``    ``margin`` (score margin) or ``returns`` (the env's reward)
-``opponents``   ``rollout``   who plays the other seats in the play-outs (an opponent model): ``rollout`` (the
-                              same player as the own seat), ``policy``, or an agent spec without options
-==============  ============  ================================================================================
-
-Without a network the prior is uniform and every legal move is a candidate (``k``, ``min_prior`` and
-``c`` do not apply). Paths in a spec cannot contain ``,``.
+At a decision with a real choice :class:`SearchAgent` keeps the prior network's likeliest moves as candidates,
+plays each in the same sampled worlds (``SeatView.sample``) to the end with the rollout player, all worlds in
+lockstep (one batched network call per ply), and plays the best mean value + ``c`` · ln π. The agent spec is
+``search`` or ``search:key=value,…`` (:class:`SearchSettings`); the algorithm, every option, the cost and the
+measured strength are described in docs/search.md.
 """
 
 from __future__ import annotations
@@ -59,10 +16,9 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from tabletop_rl.envs.core.agents import Agent, SeatView, legal_actions
-from tabletop_rl.envs.core.game import Game, State
-from tabletop_rl.envs.core.match import score_margins
-
+from ...envs.core.agents import Agent, SeatView, legal_actions
+from ...envs.core.game import Game, State
+from ...envs.core.match import score_margins
 from .policy import MLPPolicy, PolicyFileError, load_policy, read_policy_info
 
 PREFIX = "search"

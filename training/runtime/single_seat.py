@@ -1,50 +1,25 @@
-"""The learner's view of any registered game: a gymnasium env in which it plays one seat.
-
-Why not PettingZoo's SB3 tutorial wrapper: there, one network plays every seat through a single
-``step()`` stream, so the reward of the seat that loses at the end is never paired with that seat's
-last decision, and GAE bootstraps each seat's value from positions where the *opponent* is on move.
-Here the learner owns exactly one seat per episode:
-
-* ``reset()`` picks the learner's seat (uniformly at random, or a fixed seat), draws an agent for every
-  other seat from the :class:`~tabletop_rl.training.opponents.OpponentMix`, and plays them until the learner is
-  on move. ``step(a)`` applies the learner's action and again plays every other seat until the learner
-  is on move or the game is over — so consecutive learner observations are always its own decisions.
-* The reward is 0 until the end, then the learner's return (``State.returns()``, zero-sum in [-1, 1]),
-  whether it won or lost and whichever seat it had. A turn cap ends the episode with ``truncated=True``
-  and reward 0. Optional shaping, ``margin_reward=w``, adds ``w × margin`` at the end, margin = own
-  score − mean of the other seats' scores (rewards winning big, not just winning).
-* Opponents receive exactly ``env.observe(their seat)`` — their own observation vector and mask, never
-  the engine state — so they cannot see the learner's hidden information. A searching opponent
-  (``tabletop_rl.training.search``) also gets its seat's ``SeatView``, which samples only from that seat's information.
-* ``action_masks()`` is the learner's legal-action mask as bool, for sb3-contrib's ``MaskablePPO``.
-* ``info["action_mask"]`` is the same as int8 (PettingZoo's convention) after ``reset()`` and every
-  ``step()``; both are all zeros once the episode is over.
-* An illegal action (its mask entry is 0) follows PettingZoo's illegal-move convention: nothing is
-  played, the episode ends with reward -1 and ``terminated=True``, and ``info`` says so (``illegal_action``,
-  ``reason``). An action outside the action space is no move at all and raises ``ValueError``.
-* ``import tabletop_rl`` registers this env with Gymnasium as ``tabletop/<game>-v0`` (:func:`single_seat_env`):
-  ``gymnasium.make("tabletop/lost_cities-v0", opponent="heuristic", seat="random", **game_options)``.
-  Render modes ``ansi`` and ``human``: the table as the learner's seat sees it.
+"""The learner's view of any registered game: a Gymnasium env in which it plays one seat against the others,
+played inside ``step()`` by agents of an :class:`~tabletop_rl.training.runtime.opponents.OpponentMix` that see
+only their own seat's observation. It is the env the SB3 pipeline trains in and, through :func:`single_seat_env`,
+the Gymnasium id ``tabletop/<game>-v0`` (``import tabletop_rl`` registers it). Why one seat, the rewards, masks,
+illegal actions and seeding are described in docs/training.md.
 """
 
 from __future__ import annotations
 
 import operator
 import os
-import signal
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from tabletop_rl import envs
-from tabletop_rl.envs.core.agents import attach_view
-from tabletop_rl.envs.core.game import check_seed
-from tabletop_rl.envs.core.match import score_margins
-
+from ... import envs
+from ...envs.core.agents import attach_view
+from ...envs.core.game import check_seed
+from ...envs.core.match import score_margins
 from .opponents import SELF, OpponentMix, Weights
-from .stopping import SIGNALS
 
 MAX_RESETS = 100  # deals in a row that end before the learner's first decision: surely a bug
 ILLEGAL_REWARD = -1.0  # PettingZoo's illegal-move convention (TerminateIllegalWrapper(illegal_reward=-1))
@@ -198,30 +173,16 @@ class SingleSeatEnv(gym.Env):
         return info
 
 
-def env_factory(in_worker: bool = False, **kwargs: Any) -> Callable[[], SingleSeatEnv]:
-    """A picklable constructor for ``SubprocVecEnv`` / ``DummyVecEnv``.
-
-    In a worker process Ctrl-C, SIGTERM and SIGHUP are ignored: the training process catches them,
-    checkpoints, then closes the workers.
-    """
-    def make() -> SingleSeatEnv:
-        if in_worker:
-            for s in SIGNALS:
-                signal.signal(s, signal.SIG_IGN)
-        return SingleSeatEnv(**kwargs)
-
-    return make
-
-
 def single_seat_env(game: str, opponent: str | os.PathLike | Mapping[str, float] = "random",
                     seat: int | str = "random", render_mode: str | None = None, **game_options: Any) -> SingleSeatEnv:
     """What ``gymnasium.make("tabletop/<game>-v0", ...)`` builds (``import tabletop_rl`` registers the ids).
 
     ``opponent`` plays every other seat: ``"random"``, ``"heuristic"``, ``"pretrained"``, the path of a
-    policy file / checkpoint / run directory (see :func:`tabletop_rl.training.agents.load_agent`), or a weighted mix of
-    those, ``{"heuristic": 3, "random": 1}`` (drawn per seat and episode). ``seat`` is the learner's seat,
-    ``"random"`` (drawn per episode) or a number; every other keyword is an option of the game. All of it is
-    checked (and every opponent loaded) here, so a mistake fails at ``gymnasium.make`` with a message.
+    policy file / checkpoint / run directory (see :func:`tabletop_rl.training.runtime.agents.load_agent`), or a
+    weighted mix of those, ``{"heuristic": 3, "random": 1}`` (drawn per seat and episode). ``seat`` is the
+    learner's seat, ``"random"`` (drawn per episode) or a number; every other keyword is an option of the game.
+    All of it is checked (and every opponent loaded) here, so a mistake fails at ``gymnasium.make`` with a
+    message.
     """
     mix = dict(opponent) if isinstance(opponent, Mapping) else {opponent: 1.0}
     mix = {os.fspath(spec) if isinstance(spec, os.PathLike) else spec: weight for spec, weight in mix.items()}

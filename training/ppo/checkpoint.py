@@ -1,17 +1,7 @@
-"""Training checkpoints without pickle, and the bridge between torch policies and numpy weights.
-
-A checkpoint is two files in ``runs/<name>/checkpoints/``:
-
-* ``step_N.safetensors`` — a policy file (:mod:`tabletop_rl.training.policy`, format ``tabletop-rl-checkpoint``: it
-  also loads as an agent) whose extra tensors are the training state: ``optimizer/<param>/<key>``
-  (Adam's ``step``, ``exp_avg``, ``exp_avg_sq``), ``pool/<k>/<name>`` (the self-play snapshots) and
-  ``rng/torch`` (torch's generator state, uint8).
-* ``step_N.json`` — everything else, as plain JSON: step and update counts, the optimizer's
-  hyperparameters, the Python and numpy generator states, the trainer's bookkeeping (evaluation history,
-  when the pool / evaluation / checkpoint were last refreshed, minutes spent, whether the run finished)
-  and SB3's recent-episode buffer. It is written last: a checkpoint exists once its JSON does.
-
-Nothing is unpickled when a run resumes: it only reads tensors and JSON.
+"""Training checkpoints without pickle: ``checkpoints/step_N.safetensors`` (a policy file of format
+``tabletop-rl-checkpoint``, plus the optimizer state, the self-play pool and torch's RNG state as tensors) and
+``checkpoints/step_N.json`` (everything else, written last: a checkpoint exists once its JSON does). Resuming
+reads tensors and JSON only, checked before anything is changed (docs/training.md).
 """
 
 from __future__ import annotations
@@ -26,29 +16,18 @@ import numpy as np
 import torch
 from safetensors import safe_open
 
-from .files import atomic_write
-from .policy import (
+from ..runtime.files import atomic_write
+from ..runtime.policy import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_PREFIXES,
     FORMAT_VERSION,
     MLPPolicy,
     PolicyInfo,
+    Weights,
     load_policy,
     policy_file_bytes,
 )
-
-Weights = dict[str, np.ndarray]
-
-
-# ----------------------------------------------------------------------------- torch <-> numpy
-def weights_of(policy: torch.nn.Module) -> Weights:
-    """A copy of a torch policy's parameters as float32 numpy arrays, under their state_dict names."""
-    return {k: v.detach().cpu().numpy().astype(np.float32, copy=True) for k, v in policy.state_dict().items()}
-
-
-def load_weights(policy: torch.nn.Module, weights: Weights) -> None:
-    """Copy numpy weights into a torch policy (names and shapes must match exactly)."""
-    policy.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()})
+from .network import weights_of
 
 
 # ----------------------------------------------------------------------------- random states
@@ -118,7 +97,7 @@ def save_checkpoint(folder: Path, step: int, model: Any, info: PolicyInfo, pool:
 NUMBER = (int, float)
 RECORD = {"step": (int,), "opponent": (str,), "games": (int,), "win_rate": NUMBER, "ci": [NUMBER],
           "per_seat": [{"seat": (int,), "games": (int,), "win_rate": NUMBER, "ci": [NUMBER]}],
-          "margin": (*NUMBER, type(None)), "margin_ci": (*NUMBER, type(None))}  # see training/report.py
+          "margin": (*NUMBER, type(None)), "margin_ci": (*NUMBER, type(None))}  # see training/ppo/report.py
 DOCUMENT = {"step": (int,), "n_updates": (int,), "pool_size": (int,), "optimizer_param_groups": [{"params": [(int,)]}],
             "rng": {"python": (list,), "numpy": (list,)}, "episodes": [{"r": NUMBER, "l": NUMBER}],
             "trainer": {"eval_history": [RECORD], "minutes": NUMBER, "warm_start": (str,), "finished": (bool,),

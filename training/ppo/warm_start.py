@@ -1,0 +1,95 @@
+"""Optional warm start: imitate a teacher agent (usually the game's heuristic) before PPO begins, so that PPO
+starts from about the teacher's level with a value function that already means something.
+
+:func:`teacher_games` records every decision of every seat in teacher-vs-teacher games (what ``env.observe``
+gives that seat, the mask, the action, the seat's final reward), played in chunks of ``CHUNK`` games over
+``workers`` processes; chunk c is seeded ``(seed, 1, c)``, so the data do not depend on how many processes
+played them. Observations are kept sparse (:class:`~tabletop_rl.training.ppo.sparse_rows.SparseRows`).
+:func:`imitate` fits the policy and its value head to them with the imitation fitter.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from tqdm import tqdm
+
+from ... import envs
+from ...envs.core.agents import attach_view
+from ...envs.core.match import score_margins
+from ..runtime.agents import load_agent
+from ..stopping import parallel_map
+from .sparse_rows import SparseRows
+
+if TYPE_CHECKING:  # torch is imported by the fit only: the processes playing teacher games need numpy alone
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+CHUNK = 200  # teacher games per task
+
+
+def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed: int,
+                  margin_reward: float = 0.0, workers: int = 1, progress: bool = False) -> dict[str, Any]:
+    """Every decision of ``games`` teacher-vs-teacher games: observations (``SparseRows``), masks, actions,
+    final rewards (arrays)."""
+    tasks = [(game, game_options, teacher, min(CHUNK, games - start), [seed, 1, c], margin_reward)
+             for c, start in enumerate(range(0, games, CHUNK))]
+    parts = []
+    with tqdm(total=games, unit="game", desc=f"{teacher} games", disable=not progress, mininterval=1) as bar:
+        for task, part in zip(tasks, parallel_map(_play_chunk, tasks, workers), strict=True):
+            parts.append(part)
+            bar.update(task[3])
+    data = {k: np.concatenate([part[k] for part in parts]) for k in parts[0] if k != "obs"}
+    data["obs"] = SparseRows.join([part["obs"] for part in parts])
+    return data
+
+
+def _play_chunk(game: str, game_options: dict, teacher: str, games: int, seed: list[int],
+                margin_reward: float) -> dict[str, Any]:
+    env = envs.make(game, wrapped=False, **game_options)
+    rng = np.random.default_rng(seed)
+    agents = [load_agent(teacher, env.game, seed=int(rng.integers(2**63))) for _ in env.possible_agents]
+    seat = env.agent_name_mapping
+    obs = SparseRows(env.observation_space(env.possible_agents[0])["observation"].shape[0])
+    masks, actions, rewards = [], [], []
+    for _ in range(games):
+        env.reset(seed=int(rng.integers(2**63)))
+        for s, agent in enumerate(agents):  # a searching teacher gets its seat's view
+            attach_view(agent, lambda: env.game_state, s)
+        seats, game_obs = [], []
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            view = env.observe(env.agent_selection)
+            action = agents[seat[env.agent_selection]].act(view["observation"], view["action_mask"])
+            game_obs.append(view["observation"])
+            masks.append(view["action_mask"].astype(bool))
+            actions.append(action)
+            seats.append(seat[env.agent_selection])
+            env.step(action)
+        first = env.possible_agents[0]
+        final = np.array([env.rewards[a] for a in env.possible_agents])
+        if margin_reward and not env.truncations[first]:  # the shaping of SingleSeatEnv, seat by seat
+            final += margin_reward * score_margins(env.infos[first]["scores"])
+        rewards += [final[s] for s in seats]
+        obs.extend(np.array(game_obs, np.float32).reshape(len(game_obs), obs.width))
+    return {"obs": obs, "masks": np.array(masks), "actions": np.array(actions),
+            "rewards": np.array(rewards, np.float32)}
+
+
+def imitate(policy: MaskableActorCriticPolicy, data: dict[str, Any], epochs: int, batch_size: int,
+            learning_rate: float, vf_coef: float, seed: int) -> dict[str, Any]:
+    """Fit the actor to the teacher's actions and the critic to the final rewards (:func:`.imitation.fit`, the
+    learning rate decaying to 0: on 6,000 Lost Cities games this raised the imitation's win rate against its
+    teacher from 39% to 43% at the same cost).
+
+    Returns the number of decisions and the agreement: how often the policy's arg-max is the teacher's action.
+    """
+    import torch
+
+    from . import imitation
+
+    generator = torch.Generator().manual_seed(seed)
+    imitation.fit(policy, data, epochs, batch_size, learning_rate, generator, vf_coef=vf_coef, decay=True)
+    n = len(data["actions"])
+    sample = torch.randperm(n, generator=generator)[:20_000].numpy()
+    agree, _ = imitation.agreement(policy, data["obs"][sample], data["masks"][sample], data["actions"][sample])
+    return {"decisions": n, "agreement": float(agree.mean())}
