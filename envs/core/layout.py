@@ -7,12 +7,18 @@ docs, so the three can never drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from math import prod
 
 import numpy as np
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def seats_from(seat: int, n: int) -> list[int]:
+    """The n seats in the order ``seat`` sees them: itself first, then the others in table order (clockwise)."""
+    return [(seat + i) % n for i in range(n)]
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,11 @@ class Field:
     @property
     def slice(self) -> slice:
         return slice(self.start, self.stop)
+
+    def rows(self, seats: Sequence[int], n: int) -> np.ndarray:
+        """Indices of the rows ``seats`` of this field, read as n equal rows (one per seat), in that order."""
+        width = self.size // n
+        return (self.start + width * np.array(seats)[:, None] + np.arange(width)).ravel()
 
 
 class Layout:
@@ -66,6 +77,18 @@ class Layout:
 
     def __iter__(self):
         return iter(self.fields.values())
+
+    def seat_rotations(self, seat_fields: Iterable[str], n: int) -> list[np.ndarray]:
+        """Per seat p, the indices that turn a seat-absolute vector of this layout (every field of
+        ``seat_fields`` holding one row per seat, in table order) into p's view, whose row 0 is p's and the
+        others follow as ``seats_from(p, n)``: ``vector.take(rotations[p])``."""
+        out = []
+        for p in range(n):
+            index = np.arange(self.size)
+            for name in seat_fields:
+                index[self[name].slice] = self[name].rows(seats_from(p, n), n)
+            out.append(index)
+        return out
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Per-element lower and upper bounds (float32), for the observation ``Box``."""

@@ -183,14 +183,7 @@ class Game(BaseGame):
         self.first_copy = first_copies(self.multiplicity)
         self.round_fields_end = self.layout["teardown"].stop
         # obs_perm[p]: indices turning the seat-absolute vector into p's view (rows rotated, F31)
-        base = np.arange(self.layout.size)
-        self.obs_perm = []
-        for p in range(n):
-            perm = base.copy()
-            for name in SEAT_FIELDS:
-                f = self.layout[name]
-                perm[f.slice] = np.roll(base[f.slice].reshape(n, -1), -p, axis=0).ravel()
-            self.obs_perm.append(perm)
+        self.obs_perm = self.layout.seat_rotations(SEAT_FIELDS, n)
         self.off = {f.name: f.start for f in self.layout}
 
 

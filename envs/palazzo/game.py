@@ -233,14 +233,7 @@ class Game(BaseGame):
         self.palace_start = self.layout["palaces"].start
         self.seat_block = self.layout["palaces"].size // n
         # obs_perm[p]: indices turning the seat-absolute fields before the palaces into p's view (rows rotated)
-        base = np.arange(self.palace_start)
-        self.obs_perm = []
-        for p in range(n):
-            perm = base.copy()
-            for name in SEAT_FIELDS[:-1]:
-                f = self.layout[name]
-                perm[f.slice] = np.roll(base[f.slice].reshape(n, -1), -p, axis=0).ravel()
-            self.obs_perm.append(perm)
+        self.obs_perm = [index[:self.palace_start] for index in self.layout.seat_rotations(SEAT_FIELDS[:-1], n)]
         self.inv_copies = np.array(INV, np.float32)
         self.context_offsets = tuple(self.off[name] for name in (
             "to_act", "active", "decision", "picks_left", "tile_focus", "leader", "payment_currency", "last_unit"))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tabletop_rl.envs.core.layout import Layout
+from tabletop_rl.envs.core.layout import Layout, seats_from
 
 from .board import MAX_CASTLES, SQUARES
 from .cards import NUM_CARD_TYPES
@@ -137,17 +137,14 @@ def build_layouts(game: Game) -> None:
 
     def indices(name: str, viewer: int | None) -> np.ndarray:
         """Internal indices of a field as ``viewer`` sees it (None: table order, every seat's private rows)."""
-        rows = list(range(n)) if viewer is None else [(viewer + i) % n for i in range(n)]
+        rows = list(range(n)) if viewer is None else seats_from(viewer, n)
         if name in SEAT_OFFSET:  # in the seat blocks; a private field only from the viewer's own block
             if name in PRIVATE and viewer is not None:
                 rows = [viewer]
             base = internal["seats"].start + SEAT_OFFSET[name]
             return np.concatenate([base + q * SEAT_SIZE + np.arange(SEAT_WIDTH[name]) for q in rows])
         field = internal[name]
-        if name in ROW_FIELDS:
-            size = field.size // n
-            return np.concatenate([field.start + q * size + np.arange(size) for q in rows])
-        return np.arange(field.start, field.stop)
+        return field.rows(rows, n) if name in ROW_FIELDS else np.arange(field.start, field.stop)
 
     game.obs_index = [np.concatenate([indices(f.name, p) for f in game.layout]) for p in range(n)]
     state_spec, sources = [], []
