@@ -16,7 +16,7 @@ from typing import Any
 
 from tabletop_rl.envs.core.game import TERMINAL
 from tabletop_rl.envs.core.game import State as BaseState
-from tabletop_rl.envs.torres import Game, State
+from tabletop_rl.envs.torres import Game, State, observation
 
 # T71
 MOVE_FROM, ADD_KNIGHT, PLACE_BLOCK, SELECT, STACK = 0, 64, 128, 192, 256
@@ -462,8 +462,7 @@ class Checker:
         self.positions += 1
         if self.obs_every and self.positions % self.obs_every == 0:
             fresh = s.clone()
-            fresh._x[:] = 0
-            fresh._mark_all()
+            observation.reset(fresh)
             for p in range(n):
                 assert (fresh.observation(p) == s.observation(p)).all(), "the kept observation drifted"
         if s.is_terminal():
