@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_rl.envs.core.game import TERMINAL, State
-from tabletop_rl.envs.palazzo import Game
+from tabletop_rl.envs.palazzo import Game, observation
 
 # ===================================================================== components (P2, P4, P73)
 CURRENCIES = "ABC"
@@ -317,11 +317,11 @@ class PalazzoChecker:
             assert len(legal) >= 2, f"I16: a forced {s.phase} was exposed"
 
     def _check_observation(self, s: State) -> None:
-        """The public vector equals one rebuilt from scratch; each seat's view holds its hand, the others'
+        """The observation vector equals one rebuilt from scratch; each seat's view holds its hand, the others'
         known cards rotated, the cards it cannot locate, and the tiles where they are (P68–P70b)."""
         rebuilt = s.clone()
-        rebuilt._rebuild_pub()
-        assert np.array_equal(rebuilt._pub, s._pub), "the incrementally kept observation drifted"
+        observation.reset(rebuilt)
+        assert np.array_equal(rebuilt._x, s._x), "the incrementally kept observation drifted"
         layout, n = self.game.layout, self.n
         low, high = self.bounds
         removed_public = self.options["removed_tiles_public"]
