@@ -78,17 +78,20 @@ class Layout:
     def __iter__(self):
         return iter(self.fields.values())
 
+    def gather_index(self, parts: Iterable[tuple[str, Sequence[int] | None]], n: int) -> np.ndarray:
+        """The indices of ``parts`` in order, each a field of this layout taken whole (``None``) or the given
+        seats' rows of a field with one row per seat: ``vector.take(index)`` builds a view (an observation, the
+        global state) from a vector of this layout."""
+        return np.concatenate([np.arange(self[name].start, self[name].stop) if seats is None
+                               else self[name].rows(seats, n) for name, seats in parts])
+
     def seat_rotations(self, seat_fields: Iterable[str], n: int) -> list[np.ndarray]:
         """Per seat p, the indices that turn a seat-absolute vector of this layout (every field of
         ``seat_fields`` holding one row per seat, in table order) into p's view, whose row 0 is p's and the
         others follow as ``seats_from(p, n)``: ``vector.take(rotations[p])``."""
-        out = []
-        for p in range(n):
-            index = np.arange(self.size)
-            for name in seat_fields:
-                index[self[name].slice] = self[name].rows(seats_from(p, n), n)
-            out.append(index)
-        return out
+        seat_fields = set(seat_fields)
+        return [self.gather_index([(f.name, seats_from(p, n) if f.name in seat_fields else None) for f in self], n)
+                for p in range(n)]
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Per-element lower and upper bounds (float32), for the observation ``Box``."""
