@@ -263,7 +263,6 @@ class State(BaseState):
 
     def _cleanup(self) -> None:
         """F18, then the end check F19."""
-        obs.clear_round(self)
         for s in range(self.k):
             if self.status[s] == IN_DISPLAY:
                 kind = self.display[s]
@@ -551,7 +550,6 @@ class State(BaseState):
             elif self.phase_id == TAKING:
                 self.good = [m for m in self._fitting_subsets(self.winner) if m & self.taken == self.taken]
         obs.reset(self)
-        obs.write_round(self)
 
 
 Game.state_class = State

@@ -5,7 +5,7 @@ The state keeps one seat-absolute vector ``_x`` laid out as ``game.layout`` with
 (the global state's first part); ``observation(p)`` is ``_x.take(obs_index[p])``, which rotates the seat rows
 so that row 0 is p (F31). A decision changes a few cells, so the rules call the writers where the position
 changes: a one-hot is erased before the change (``on=0``) and written after it (``on=1``), a value is written
-after it; the cleanup clears all of a round's fields with one slice.
+after it; a new round rewrites all of the round's fields.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def build_layouts(game: Game) -> None:
     worst_rubble = game.max_rounds * (game.max_rounds + 1) / 2
     copies = max(game.multiplicity)
     fields = [
-        # This round's fields first, so that the context writer clears them with one slice (F18). Seat fields
+        # This round's fields first, so that write_round clears them with one slice (F18). Seat fields
         # have one row per player: row 0 is the observer, then the players to the left (F31).
         ("to_act", n, "1 for the acting player (F30)", 0, 1),
         ("start_player", n, "1 for this round's start player (F18, F43)", 0, 1),
@@ -86,8 +86,7 @@ def build_layouts(game: Game) -> None:
 
 # ===================================================================== reads
 def reset(state: State) -> None:
-    """A new vector written from the position, but for this round's fields: ``write_round`` writes them (the
-    setup's first round, loading)."""
+    """A new vector written from the position (setup, loading)."""
     state._x = np.zeros(state.game.layout.size, np.float32)
     for p in range(state.game.num_players):
         for t in range(NUM_TYPES):
@@ -95,6 +94,7 @@ def reset(state: State) -> None:
         for kind in state.rubble[p]:
             write_rubble(state, p, kind)
     write_cards(state)
+    write_round(state)
 
 
 def global_state(state: State) -> np.ndarray:
@@ -155,15 +155,11 @@ def write_cards(state: State) -> None:
     x[o["discard"]:o["discard"] + NUM_KINDS] = state.discard
 
 
-def clear_round(state: State) -> None:
-    """Erase every field of this round with one slice (the cleanup, F18)."""
-    state._x[:state.game.round_fields_end] = 0
-
-
 def write_round(state: State) -> None:
-    """This round's fields (cleared beforehand) and the round counters."""
+    """This round's fields, cleared first with one slice (the cleanup, F18), and the round counters."""
     g, x = state.game, state._x
     o = g.off
+    x[:g.round_fields_end] = 0
     for s in range(state.k):
         write_slot(state, s, 1)
     for p in range(g.num_players):
