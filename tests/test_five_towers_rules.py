@@ -15,7 +15,8 @@ import pytest
 from tabletop_rl.envs.core.game import TERMINAL
 from tabletop_rl.envs.five_towers import Game
 from tabletop_rl.envs.five_towers.game import BLOCKED as ENGINE_BLOCKED
-from tabletop_rl.envs.five_towers.game import NO_TOWER, SEAT_FIELDS, can_place, longest_fit, tower_score
+from tabletop_rl.envs.five_towers.game import NO_TOWER, can_place, longest_fit, tower_score
+from tabletop_rl.envs.five_towers.observation import SEAT_FIELDS
 from tests.five_towers_helpers import (
     BLOCKED,
     CANDY,

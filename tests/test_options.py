@@ -104,3 +104,10 @@ def test_a_layout_refuses_bounds_a_float32_box_cannot_hold(low, high):
     expected = f"observation field 'x' has bounds [{low}, {high}]; they must be finite in float32, low <= high"
     with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
         Layout([("x", 2, "a field", low, high)])
+
+
+def test_seat_rotations_put_each_viewer_first_and_keep_the_table_order():
+    layout = Layout([("table", 2, "a table field", 0, 9), ("seat", (3, 2), "one row per seat", 0, 9)])
+    vector = np.array([9, 8, 0, 0, 1, 1, 2, 2], np.float32)  # the table field, then the rows of seats 0, 1, 2
+    views = [vector.take(index).tolist() for index in layout.seat_rotations(["seat"], 3)]
+    assert views == [[9, 8, 0, 0, 1, 1, 2, 2], [9, 8, 1, 1, 2, 2, 0, 0], [9, 8, 2, 2, 0, 0, 1, 1]]

@@ -7,12 +7,18 @@ docs, so the three can never drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from math import prod
 
 import numpy as np
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def seats_from(seat: int, n: int) -> list[int]:
+    """The n seats in the order ``seat`` sees them: itself first, then the others in table order (clockwise)."""
+    return [(seat + i) % n for i in range(n)]
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,11 @@ class Field:
     @property
     def slice(self) -> slice:
         return slice(self.start, self.stop)
+
+    def rows(self, seats: Sequence[int], n: int) -> np.ndarray:
+        """Indices of the rows ``seats`` of this field, read as n equal rows (one per seat), in that order."""
+        width = self.size // n
+        return (self.start + width * np.array(seats)[:, None] + np.arange(width)).ravel()
 
 
 class Layout:
@@ -66,6 +77,21 @@ class Layout:
 
     def __iter__(self):
         return iter(self.fields.values())
+
+    def gather_index(self, parts: Iterable[tuple[str, Sequence[int] | None]], n: int) -> np.ndarray:
+        """The indices of ``parts`` in order, each a field of this layout taken whole (``None``) or the given
+        seats' rows of a field with one row per seat: ``vector.take(index)`` builds a view (an observation, the
+        global state) from a vector of this layout."""
+        return np.concatenate([np.arange(self[name].start, self[name].stop) if seats is None
+                               else self[name].rows(seats, n) for name, seats in parts])
+
+    def seat_rotations(self, seat_fields: Iterable[str], n: int) -> list[np.ndarray]:
+        """Per seat p, the indices that turn a seat-absolute vector of this layout (every field of
+        ``seat_fields`` holding one row per seat, in table order) into p's view, whose row 0 is p's and the
+        others follow as ``seats_from(p, n)``: ``vector.take(rotations[p])``."""
+        seat_fields = set(seat_fields)
+        return [self.gather_index([(f.name, seats_from(p, n) if f.name in seat_fields else None) for f in self], n)
+                for p in range(n)]
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Per-element lower and upper bounds (float32), for the observation ``Box``."""

@@ -23,19 +23,13 @@ from tabletop_rl.envs.core import options as opt
 from tabletop_rl.envs.core.game import TERMINAL, Fields
 from tabletop_rl.envs.core.game import Game as BaseGame
 from tabletop_rl.envs.core.game import State as BaseState
-from tabletop_rl.envs.core.layout import Layout
-from tabletop_rl.envs.core.piles import card_depths, first_copies
 
-TYPE_NAMES = ("candy", "scary", "tree", "scrap", "sand")  # F2
-NUM_TYPES, NUM_VALUES, NUM_KINDS, NUM_SLOTS = 5, 16, 80, 5
-DUPLICATED_VALUES = (0, 2, 5, 7, 10, 12)  # F3: the "4+" cards
+from . import observation as obs
+from .cards import DUPLICATED_VALUES, NUM_KINDS, NUM_SLOTS, NUM_TYPES, TYPE_NAMES
+
 NO_TOWER, BLOCKED = 16, 17  # top codes besides the values 0…15
 
 PASS, TEAR_NONE, TEAR, TAKE, PLACE = 0, 6, 7, 12, 17  # F33
-SEAT_FIELDS = ("to_act", "start_player", "bid", "high_bidder", "winner", "max_bid", "tower_exists",
-               "tower_height", "tower_top", "tower_below", "tower_cards", "tower_sealed", "tower_blocked",
-               "rubble", "rubble_cards", "score")
-"""Observation fields with one row per seat, rotated so that row 0 is the observer (F31)."""
 BID, TEARDOWN, TAKING, PLACING = 0, 1, 2, 3
 PHASE_NAMES = ("bid", "teardown", "take", "place")
 NOT_ACTED = -1  # bids[p]: -1 not acted, 0 passed, b ≥ 1 bid b
@@ -133,76 +127,14 @@ class Game(BaseGame):
         self.deck_size = sum(self.multiplicity)  # 80 or 110
         self.per_type = self.deck_size // NUM_TYPES  # 16 or 22
         self.max_rounds = 2 * self.deck_size // 5  # F29: 32 or 44
-        worst_rubble = self.max_rounds * (self.max_rounds + 1) / 2
-        copies = max(self.multiplicity)
-        fields = [
-            # This round's fields first, so that the cleanup erases them with one slice (F18). Seat fields
-            # have one row per player: row 0 is the observer, then the players to the left (F31).
-            ("to_act", n, "1 for the acting player (F30)", 0, 1),
-            ("start_player", n, "1 for this round's start player (F18, F43)", 0, 1),
-            ("bid", (n, 7), "bidding state one-hot: not acted yet, passed, bid 1–5 (F10–F12)", 0, 1),
-            ("high_bidder", n, "1 for the player holding the high bid H (F11)", 0, 1),
-            ("winner", n, "1 for the bid winner once the bidding ended (F13)", 0, 1),
-            ("max_bid", n, "Nmax / 5 during the bidding: the highest bid each player could make (F24)", 0, 1),
-            ("phase", 4, "phase one-hot: bid, teardown, take, place; all 0 at the end (F32)", 0, 1),
-            ("display_type", (5, 5), "display slot s: card type one-hot (F9)", 0, 1),
-            ("display_value", (5, 16), "display slot s: card value one-hot (F9)", 0, 1),
-            ("display_status", (5, 3), "display slot s: in the display, taken, placed; all 0 if no card "
-             "(F16, F17, F30)", 0, 1),
-            ("display_size", 6, "k one-hot: cards revealed this round (F9)", 0, 1),
-            ("high_bid", 6, "H one-hot (F11)", 0, 1),
-            ("take_count", 6, "N one-hot: cards the winner takes, 0 before the bidding ends (F13)", 0, 1),
-            ("teardown", 6, "tear-down choice one-hot: none, type 0–4; all 0 before it is made (F15)", 0, 1),
-            # the rest of the game
-            ("tower_exists", (n, 5), "1 if the player has a tower of the type (F5)", 0, 1),
-            ("tower_height", (n, 5), "cards in the tower / cards per type", 0, 1),
-            ("tower_top", (n, 5, 16), "value of the top card, one-hot (F20)", 0, 1),
-            ("tower_below", (n, 5, 16), "value of the card under the top, one-hot: what a tear-down "
-             "uncovers (F15)", 0, 1),
-            ("tower_cards", (n, 5, self.per_type), "the whole tower in order: card j from the bottom, "
-             "(value + 1) / 16; 0 above the top (F30)", 0, 1),
-            ("tower_sealed", (n, 5), "1 if the top is a 0 (F21)", 0, 1),
-            ("tower_blocked", (n, 5), "1 if the type can never be built again (rebuild_removed_tower=False, "
-             "F15)", 0, 1),
-            ("rubble", n, "rubble cards / 10 (F15)", 0, self.max_rounds / 10),
-            ("rubble_cards", (n, NUM_KINDS), "the rubble pile: cards per kind (F15, F30)", 0, copies),
-            ("score", n, "current score / 100 (F27)", -worst_rubble / 100, 3 * self.deck_size / 100),
-            ("unseen", NUM_KINDS, "cards per kind in the draw pile, whose order is secret (F31)", 0, copies),
-            ("discard", NUM_KINDS, "discard pile per kind (F30)", 0, copies),
-            ("draw_pile", 1, "draw-pile size / deck size (F30)", 0, 1),
-            ("second_pass", 1, "1 once the discard pile was reshuffled (F9)", 0, 1),
-            ("round", 1, "round number / maximum rounds (F29)", 0, 1),
-        ]
-        self.layout = Layout(fields)
-        # The global state (centralized critics): the observation unrotated, seat rows in table order, plus the
-        # one secret, the draw pile's order (F31)
-        self.state_layout = Layout([*fields, (
-            "draw_order", self.deck_size, "per card of the deck (kinds in order, the copies of a duplicated kind "
-            "side by side): depth in the draw pile / deck size, the next card 1/deck size; 0 if not in the draw "
-            "pile (F31)", 0, 1)])
-        self.first_copy = first_copies(self.multiplicity)
-        self.round_fields_end = self.layout["teardown"].stop
-        # obs_perm[p]: indices turning the seat-absolute vector into p's view (rows rotated, F31)
-        base = np.arange(self.layout.size)
-        self.obs_perm = []
-        for p in range(n):
-            perm = base.copy()
-            for name in SEAT_FIELDS:
-                f = self.layout[name]
-                perm[f.slice] = np.roll(base[f.slice].reshape(n, -1), -p, axis=0).ravel()
-            self.obs_perm.append(perm)
-        self.off = {f.name: f.start for f in self.layout}
+        obs.build_layouts(self)
 
 
 class State(BaseState):
     """A Five Towers position; see the module docstring for the action layout.
 
-    ``history`` lists ``(player, action, forced)`` for every decision, forced ones included (F35).
-
-    The seat-absolute observation ``_obs`` is kept up to date piece by piece: each ``_mark_*(on)`` writes
-    one piece as the model state now is (``on=1``) or erases it (``on=0``), so a change is always
-    *erase, mutate, write*. The cleanup erases all of a round's fields with one slice, and a rebuild
-    from scratch (after loading) writes everything; ``observation(p)`` only rotates the seats.
+    ``history`` lists ``(player, action, forced)`` for every decision, forced ones included (F35). The
+    observation vector ``_x`` is written by ``observation.py``'s writers where the position changes.
     """
 
     game: Game
@@ -223,8 +155,7 @@ class State(BaseState):
         self.rubble: list[list[int]] = [[] for _ in range(g.num_players)]
         self.history: list[tuple[int, int, int]] = []
         self._clear_round()
-        self._obs = np.zeros(g.layout.size, np.float32)
-        self._mark_cards()
+        obs.reset(self)
         self._start_round()
         self._resolve_forced()
 
@@ -268,22 +199,21 @@ class State(BaseState):
             self._reshuffle()
         if not self.draw or (len(self.draw) < 5 and not g.options["final_partial_round"]):
             self.current_player = TERMINAL  # F29
-            self._mark_round()
+            obs.write_round(self)
             return
         self.round += 1
         self.k = min(5, len(self.draw))
-        unseen = g.off["unseen"]
         for s in range(self.k):
             kind = self.draw.pop()
             self.display[s] = kind
             self.status[s] = IN_DISPLAY
-            self._obs[unseen + kind] -= 1
+            obs.write_drawn(self, kind)
         if not self.draw and self.pass_no == 1 and not g.options["reshuffle_includes_last_round"]:
             self._reshuffle()
         self.phase_id = BID
         self._derive_bidding()
         self.current_player = self.start  # F10
-        self._mark_round()
+        obs.write_round(self)
 
     def _derive_bidding(self) -> None:
         """Caches used while the towers are those of the reveal (BID, TEARDOWN): ``nmax_options``."""
@@ -312,21 +242,20 @@ class State(BaseState):
 
     def _reshuffle(self) -> None:
         """F9: the discard pile becomes the shuffled draw pile; pass 2 begins."""
-        self._mark_cards(0)
         cards = [k for k in range(NUM_KINDS) for _ in range(self.discard[k])]
         self.draw = [cards[i] for i in self.rng.permutation(len(cards))]
         self.discard = [0] * NUM_KINDS
         self.pass_no = 2
-        self._mark_cards(1)
+        obs.write_cards(self)
 
     def _end_bidding(self) -> None:
         """F13."""
         if self.high >= 1:
-            self._mark_winner(0)
+            obs.write_max_bid(self, 0)
+            obs.write_winner(self, 0)
             self.winner = self.high_bidder
             self.take_n = self.high
-            self._mark_winner(1)
-            self._mark_max_bid(0)
+            obs.write_winner(self, 1)
             self.phase_id = TEARDOWN
             self.current_player = self.winner
         else:
@@ -334,18 +263,16 @@ class State(BaseState):
 
     def _cleanup(self) -> None:
         """F18, then the end check F19."""
-        discard = self.game.off["discard"]
-        self._obs[:self.game.round_fields_end] = 0  # every field of this round
         for s in range(self.k):
             if self.status[s] == IN_DISPLAY:
                 kind = self.display[s]
                 self.discard[kind] += 1
-                self._obs[discard + kind] += 1
+                obs.write_discarded(self, kind)
         self._clear_round()
         self.start = (self.start + 1) % self.game.num_players
         if self.pass_no == 2 and not self.draw:  # F19
             self.current_player = TERMINAL
-            self._mark_round()
+            obs.write_round(self)
         else:
             self._start_round()
 
@@ -426,7 +353,7 @@ class State(BaseState):
     def _step(self, a: int, forced: bool) -> None:
         p = self.current_player
         self.history.append((p, a, int(forced)))
-        self._mark_turn(0)
+        obs.write_turn(self, 0)
         if a < TEAR_NONE:
             self._bid(p, a)
         elif a < TAKE:
@@ -435,17 +362,17 @@ class State(BaseState):
             self._take(a - TAKE)
         else:
             self._place(p, a - PLACE)
-        self._mark_turn(1)
+        obs.write_turn(self, 1)
 
     def _bid(self, p: int, b: int) -> None:
         """F10–F12: one opportunity; a bid of k stops the bidding."""
-        self._mark_bid(p, 0)
-        self._mark_high(0)
+        obs.write_bid(self, p, 0)
+        obs.write_high(self, 0)
         self.bids[p] = b
         if b:
             self.high, self.high_bidder = b, p
-        self._mark_bid(p, 1)
-        self._mark_high(1)
+        obs.write_bid(self, p, 1)
+        obs.write_high(self, 1)
         self.bid_pos += 1
         if b == self.k or self.bid_pos == self.game.num_players:
             self._end_bidding()
@@ -454,18 +381,18 @@ class State(BaseState):
 
     def _tear_down(self, w: int, choice: int) -> None:
         """F15: choice 0 is NONE, 1 + t tears the top of tower t into the rubble."""
-        self._mark_winner(0)
+        obs.write_winner(self, 0)
         self.teardown = choice
-        self._mark_winner(1)
+        obs.write_winner(self, 1)
         if choice:
             t = choice - 1
-            self._mark_tower(w, t, 0)
+            obs.write_tower(self, w, t, 0)
             v = self.towers[w][t].pop()
             self.rubble[w].append(16 * t + v)
-            self._obs[self.game.off["rubble_cards"] + NUM_KINDS * w + 16 * t + v] += 1
             if not self.towers[w][t] and not self.game.rebuild:
                 self.blocked[w][t] = True
-            self._mark_tower(w, t, 1)
+            obs.write_tower(self, w, t, 1)
+            obs.write_rubble(self, w, 16 * t + v)
         self.good = self._fitting_subsets(w)
         self.phase_id = TAKING
 
@@ -490,10 +417,10 @@ class State(BaseState):
 
     def _take(self, s: int) -> None:
         """F16."""
-        self._mark_slot(s, 0)
+        obs.write_slot(self, s, 0)
         self.taken |= 1 << s
         self.status[s] = TAKEN
-        self._mark_slot(s, 1)
+        obs.write_slot(self, s, 1)
         self.good = [m for m in self.good if m >> s & 1]
         if self.taken.bit_count() == self.take_n:
             self.phase_id = PLACING
@@ -502,13 +429,13 @@ class State(BaseState):
         """F17: the card goes on its type's tower (or starts it)."""
         kind = self.display[s]
         t = kind >> 4
-        self._mark_slot(s, 0)
-        self._mark_tower(w, t, 0)
+        obs.write_slot(self, s, 0)
+        obs.write_tower(self, w, t, 0)
         self.towers[w][t].append(kind & 15)
         self.status[s] = PLACED
         self.placed |= 1 << s
-        self._mark_slot(s, 1)
-        self._mark_tower(w, t, 1)
+        obs.write_slot(self, s, 1)
+        obs.write_tower(self, w, t, 1)
         if self.placed == self.taken:
             self._cleanup()
 
@@ -533,111 +460,10 @@ class State(BaseState):
 
     # ----------------------------------------------------------------- information (F30, F31)
     def observation(self, player: int) -> np.ndarray:
-        return self._obs[self.game.obs_perm[player]]
+        return self._x.take(self.game.obs_index[player])
 
     def global_state(self) -> np.ndarray:
-        """Every player's facts in table order (the observation of seat 0) and the draw pile's order."""
-        g = self.game
-        out = np.empty(g.state_layout.size, np.float32)
-        out[:g.layout.size] = self._obs
-        card_depths(self.draw, g.first_copy, out[g.layout.size:], g.deck_size)
-        return out
-
-    def _rebuild_obs(self) -> None:
-        self._obs = np.zeros(self.game.layout.size, np.float32)
-        rubble = self.game.off["rubble_cards"]
-        for p in range(self.game.num_players):
-            for t in range(NUM_TYPES):
-                self._mark_tower(p, t, 1)
-            for kind in self.rubble[p]:
-                self._obs[rubble + NUM_KINDS * p + kind] += 1
-        self._mark_cards(1)
-        self._mark_round()
-
-    def _mark_tower(self, p: int, t: int, on: int) -> None:
-        """Tower fields of (p, t), plus p's rubble and score, which change with it."""
-        g, obs = self.game, self._obs
-        o = g.off
-        tower = self.towers[p][t]
-        i = p * NUM_TYPES + t
-        if tower:
-            obs[o["tower_exists"] + i] = on
-            obs[o["tower_height"] + i] = on and len(tower) / g.per_type
-            obs[o["tower_top"] + 16 * i + tower[-1]] = on
-            if len(tower) > 1:
-                obs[o["tower_below"] + 16 * i + tower[-2]] = on
-            if tower[-1] == 0:
-                obs[o["tower_sealed"] + i] = on
-        elif self.blocked[p][t]:
-            obs[o["tower_blocked"] + i] = on
-        cards = o["tower_cards"] + g.per_type * i
-        for j, v in enumerate(tower):
-            obs[cards + j] = on and (v + 1) / 16
-        obs[o["rubble"] + p] = on and len(self.rubble[p]) / 10
-        obs[o["score"] + p] = on and self.score(p) / 100
-
-    def _mark_cards(self, on: int = 1) -> None:
-        """Draw-pile contents (``unseen``, F31) and discard pile; play adjusts single counts directly."""
-        o, obs = self.game.off, self._obs
-        unseen, delta = o["unseen"], 1 if on else -1
-        for kind in self.draw:
-            obs[unseen + kind] += delta
-        obs[o["discard"]:o["discard"] + NUM_KINDS] = self.discard if on else 0
-
-    def _mark_round(self) -> None:
-        """Write this round's fields (erased beforehand) and the round counters."""
-        g, obs = self.game, self._obs
-        o = g.off
-        for s in range(self.k):
-            self._mark_slot(s, 1)
-        for p in range(g.num_players):
-            self._mark_bid(p, 1)
-        self._mark_high(1)
-        self._mark_winner(1)
-        self._mark_turn(1)
-        self._mark_max_bid(1)
-        obs[o["display_size"] + self.k] = 1
-        if self.current_player != TERMINAL:
-            obs[o["start_player"] + self.start] = 1
-        obs[o["draw_pile"]] = len(self.draw) / g.deck_size
-        obs[o["second_pass"]] = self.pass_no == 2
-        obs[o["round"]] = self.round / g.max_rounds
-
-    def _mark_max_bid(self, on: int) -> None:
-        if self.phase_id == BID and self.current_player != TERMINAL:
-            o = self.game.off["max_bid"]
-            for p in range(self.game.num_players):
-                self._obs[o + p] = on and self.nmax(p) / 5
-
-    def _mark_slot(self, s: int, on: int) -> None:
-        o, kind = self.game.off, self.display[s]
-        if self.status[s] != EMPTY:
-            self._obs[o["display_type"] + 5 * s + (kind >> 4)] = on
-            self._obs[o["display_value"] + 16 * s + (kind & 15)] = on
-            self._obs[o["display_status"] + 3 * s + self.status[s]] = on
-
-    def _mark_bid(self, p: int, on: int) -> None:
-        self._obs[self.game.off["bid"] + 7 * p + 1 + self.bids[p]] = on
-
-    def _mark_high(self, on: int) -> None:
-        o = self.game.off
-        self._obs[o["high_bid"] + self.high] = on
-        if self.high_bidder >= 0:
-            self._obs[o["high_bidder"] + self.high_bidder] = on
-
-    def _mark_winner(self, on: int) -> None:
-        o = self.game.off
-        self._obs[o["take_count"] + self.take_n] = on
-        if self.winner >= 0:
-            self._obs[o["winner"] + self.winner] = on
-        if self.teardown >= 0:
-            self._obs[o["teardown"] + self.teardown] = on
-
-    def _mark_turn(self, on: int) -> None:
-        if self.current_player != TERMINAL:
-            o = self.game.off
-            self._obs[o["phase"] + self.phase_id] = on
-            self._obs[o["to_act"] + self.current_player] = on
+        return obs.global_state(self)
 
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
         """F31: only the draw pile's order is secret, so reshuffle it (and reseed the state's generator)."""
@@ -675,7 +501,7 @@ class State(BaseState):
         rows="blocked rubble",
         nested="towers",
     )
-    derived = Fields(values="nmax_options good _by_type", copied="_obs")  # the lists are replaced, never mutated
+    derived = Fields(values="nmax_options good _by_type", copied="_x")  # the lists are replaced, never mutated
 
     def _after_load(self, data: dict[str, Any]) -> None:
         self.history = [tuple(h) for h in self.history]
@@ -685,7 +511,7 @@ class State(BaseState):
                 self._derive_bidding()
             elif self.phase_id == TAKING:
                 self.good = [m for m in self._fitting_subsets(self.winner) if m & self.taken == self.taken]
-        self._rebuild_obs()
+        obs.reset(self)
 
 
 Game.state_class = State

@@ -19,19 +19,16 @@ from tabletop_rl.envs.core import options as opt
 from tabletop_rl.envs.core.game import TERMINAL, Fields
 from tabletop_rl.envs.core.game import Game as BaseGame
 from tabletop_rl.envs.core.game import State as BaseState
-from tabletop_rl.envs.core.layout import Layout
-from tabletop_rl.envs.core.piles import card_depths, first_copies
 
-COLOUR_NAMES = ("yellow", "blue", "white", "green", "red", "purple")  # L2
-HAND_SIZE = 8  # L6, L15
-MAX_PILE = 12  # a discard pile holds at most the 12 cards of its colour (L34c)
-MAX_EXTRA_ROUNDS = 5  # L27
+from . import observation as obs
+from .cards import COLOUR_NAMES, HAND_SIZE, MAX_EXTRA_ROUNDS, kind_value
+
 # Generous ranges for options (a match is usually 3 rounds; the default cap is 308 or 392 turns)
 MAX_ROUNDS = 100
 MAX_TURNS_PER_ROUND = 10_000
 CARD_STEP, DRAW_STEP = 0, 1
-# rows of State._counts, the per-kind count tables the observation is gathered from (hand, expeditions,
-# known and unseen have one row per seat)
+# rows of State._counts, the per-kind count tables at the start of the observation vector (hand, expeditions,
+# known and unseen have one row per seat; observation.COUNT_ROWS)
 HAND, EXPEDITIONS, PILES, TOPS, KNOWN, UNSEEN = 0, 2, 4, 5, 6, 8
 STEP_NAMES = ("card", "draw")
 
@@ -41,12 +38,6 @@ def expedition_score(n: int, wagers: int, total: int) -> int:
     if n == 0:
         return 0
     return (total - 20) * (1 + wagers) + (20 if n >= 8 else 0)
-
-
-def kind_value(kind: int) -> int:
-    """Face value of a kind (L4); 0 for a wager."""
-    r = kind % 10
-    return 0 if r == 0 else r + 1
 
 
 class Game(BaseGame):
@@ -84,87 +75,8 @@ class Game(BaseGame):
                              f"None or an integer from {self.initial_draw_pile} (the initial draw pile) to "
                              f"{MAX_TURNS_PER_ROUND}")
         self.turn_cap = cap
-        # L34g: the cap relative to the default one, so that the default observation reads 1 here
-        self.turn_cap_code = 0.0 if cap is None else 7 * self.initial_draw_pile / cap
         self.draw_deck_action = 2 * K
-        score_bound = 156 * C * (o["rounds"] + MAX_EXTRA_ROUNDS) / 100  # L25, loose
-        piles = [
-            ("discard_counts", K, "cards of each kind in the discard piles", 0, 3),
-            ("discard_tops", K, "1 for the kind on top of each non-empty discard pile", 0, 1),
-        ]
-        pile_order = ("discard_order", (C, MAX_PILE), "pile c, slot j from the bottom: value/10, a wager 0.1, "
-                      "empty 0 (L34c)", 0, 1)
-        draw_pile = ("draw_pile", 1, "draw-pile size / initial size (L34d)", 0, 1)
-        steps = [
-            ("step", 2, "one-hot step of the player to act: card step, draw step (L34f)", 0, 1),
-            ("forbidden", C + 1, "one-hot forbidden pile in a draw step: none, then colour 0… (L21)", 0, 1),
-        ]
-        turns = [
-            ("cap_progress", 1, "turns this round / turn cap: truncation comes at 1; 0 without a cap (L29, L34g)",
-             0, 1),
-            ("turn_cap", 1, "the turn cap as default cap / cap: 1 for 'auto', up to 7 for the smallest cap "
-             "allowed; 0 without a cap (L29, L34g)", 0, 7),
-            ("turn", 1, "turns this round / initial draw-pile size, at most cap / initial draw pile; without a "
-             "cap turns / (turns + initial draw pile), below 1 (L34g)", 0,
-             1 if cap is None else self.turn_code(cap)),
-        ]
-        self.layout = Layout([
-            ("hand", K, "my hand: cards of each kind (L34a)", 0, 3),
-            ("my_expeditions", K, "my expeditions: cards of each kind (L34b)", 0, 3),
-            ("opp_expeditions", K, "opponent's expeditions: cards of each kind (L34b)", 0, 3),
-            *piles,
-            ("opp_known", K, "cards the opponent is known to hold, lower bound per kind (L33, L34e)", 0, 3),
-            ("unseen", K, "cards I have not seen: draw pile + opponent's unknown cards (L32)", 0, 3),
-            pile_order,
-            draw_pile,
-            ("hand_sizes", 2, "my and the opponent's hand size / 8 (L34e)", 0, 1),
-            ("to_move", 1, "1 if I am the player to act", 0, 1),
-            *steps,
-            ("match", 4, "round/rounds (capped at 1), extra rounds played/5, 1/rounds, I started this round "
-             "(L34g)", 0, 1),
-            *turns,
-            ("scores", 4, "cumulative scores (me, opp) and current round provisional scores (me, opp), "
-             "/100 (L34h)", -score_bound, score_bound),
-        ])
-        # The whole position for centralized critics: hidden cards included, seats in table order.
-        self.state_layout = Layout([
-            ("hands", (2, K), "cards of each kind in the hand of seat 0, seat 1 (L31)", 0, 3),
-            ("expeditions", (2, K), "cards of each kind in the expeditions of seat 0, seat 1 (L30)", 0, 3),
-            ("known", (2, K), "cards of each kind seat 0, seat 1 is known to hold (L33)", 0, 3),
-            *piles,
-            pile_order,
-            ("draw_order", self.deck_size, "per card of the deck (kinds in order, a wager's 3 copies side by "
-             "side): depth in the draw pile / initial draw-pile size, the next card drawn 1/initial; 0 if "
-             "not in the draw pile (L32)", 0, 1),
-            draw_pile,
-            ("to_act", 2, "one-hot seat to act; all 0 at the end", 0, 1),
-            *steps,
-            ("match", 3, "round/rounds (capped at 1), extra rounds played/5, 1/rounds (L10, L27)", 0, 1),
-            ("starter", 2, "one-hot seat that started this round (L8, L9)", 0, 1),
-            *turns,
-            ("scores", 4, "cumulative scores (seat 0, seat 1) and current round provisional scores (seat 0, "
-             "seat 1), /100 (L24, L28)", -score_bound, score_bound),
-        ])
-        # observation(p) copies 7 rows of State._counts in one gather: these are the row numbers per seat
-        self._count_rows = [np.array([HAND + p, EXPEDITIONS + p, EXPEDITIONS + 1 - p, PILES, TOPS,
-                                      KNOWN + 1 - p, UNSEEN + p]) for p in (0, 1)]
-        self._counts_stop = self.layout["unseen"].stop
-        self._order_slice = self.layout["discard_order"].slice
-        self._scalars_start = self.layout["discard_order"].stop
-        # and global_state() these 8 (hands, expeditions, known, pile counts and tops)
-        self._state_rows = np.array([HAND, HAND + 1, EXPEDITIONS, EXPEDITIONS + 1, KNOWN, KNOWN + 1, PILES, TOPS])
-        self._state_counts_stop = self.state_layout["discard_tops"].stop
-        self._state_order_slice = self.state_layout["discard_order"].slice
-        self._state_draw_slice = self.state_layout["draw_order"].slice
-        self._state_scalars_start = self.state_layout["draw_order"].stop
-        self.first_copy = first_copies(self.multiplicity)
-
-    def turn_code(self, turn: int) -> float:
-        """L34g: the turn counter in units of the initial draw pile; without a cap nothing bounds it, so it is
-        squashed below 1 instead (still one value per turn count)."""
-        if self.turn_cap is None:
-            return turn / (turn + self.initial_draw_pile)
-        return turn / self.initial_draw_pile
+        obs.build_layouts(self)
 
 
 class State(BaseState):
@@ -208,17 +120,17 @@ class State(BaseState):
 
     def _rebuild_derived(self) -> None:
         """Tables derived from the zones, kept up to date move by move because the hot paths read them:
-        expedition stats for L19 and L23, and the per-kind counts and pile slots the observation copies."""
+        expedition stats for L19 and L23, and the per-kind counts and pile slots, which the observation vector
+        holds."""
         g = self.game
-        C, K = g.n_colours, g.num_kinds
+        C = g.n_colours
         # per (player, colour): highest number rank r (0 = no number yet), cards, wagers, number sum
         self._top = [[0] * C, [0] * C]
         self._n = [[0] * C, [0] * C]
         self._w = [[0] * C, [0] * C]
         self._sum = [[0] * C, [0] * C]
         self._round_score = [0, 0]
-        self._counts = np.zeros((UNSEEN + 2, K), np.float32)
-        self._pile_slots = np.zeros((C, MAX_PILE), np.float32)
+        obs.reset(self)
         counts = self._counts
         for p in (0, 1):
             for k, n in self.hands[p].items():
@@ -230,7 +142,7 @@ class State(BaseState):
         for c, pile in enumerate(self.piles):
             for j, k in enumerate(pile):
                 counts[PILES, k] += 1
-                self._pile_slots[c, j] = _slot_code(k)
+                self._pile_slots[c, j] = obs.slot_code(k)
             if pile:
                 counts[TOPS, pile[-1]] = 1
         # L32: unseen by p = everything minus p's hand, expeditions, piles and the opponent's known cards
@@ -260,6 +172,7 @@ class State(BaseState):
         p = self.current_player
         K = g.num_kinds
         counts = self._counts
+        self._dirty = True  # the observation's scalars
         if a < 2 * K:  # card step (L12)
             kind = a % K
             self._remove_from_hand(p, kind)
@@ -279,7 +192,7 @@ class State(BaseState):
                 pile = self.piles[c]
                 if pile:
                     counts[TOPS, pile[-1]] = 0
-                self._pile_slots[c, len(pile)] = _slot_code(kind)
+                self._pile_slots[c, len(pile)] = obs.slot_code(kind)
                 pile.append(kind)
                 counts[PILES, kind] += 1
                 counts[TOPS, kind] = 1
@@ -388,55 +301,12 @@ class State(BaseState):
 
     # ----------------------------------------------------------------- information (L30–L34)
     def observation(self, player: int) -> np.ndarray:
-        g = self.game
-        me = player
-        obs = np.empty(g.layout.size, np.float32)
-        # hand, both expeditions, pile counts and tops, opponent's known cards, my unseen pool: one gather
-        self._counts.take(g._count_rows[me], axis=0, out=obs[:g._counts_stop].reshape(7, -1))
-        obs[g._order_slice] = self._pile_slots.ravel()
-        rounds = g.options["rounds"]
-        score = self._round_score if self.round_open else (0, 0)
-        obs[g._scalars_start:] = [
-            len(self.deck) / g.initial_draw_pile,
-            self._hand_size(me) / HAND_SIZE, self._hand_size(1 - me) / HAND_SIZE,
-            self.current_player == me, *self._step_fields(),
-            min(self.round, rounds) / rounds, self.extra_rounds / MAX_EXTRA_ROUNDS, 1 / rounds,
-            self.starter == me, *self._turn_fields(),
-            self.cumulative[me] / 100, self.cumulative[1 - me] / 100, score[me] / 100, score[1 - me] / 100,
-        ]
-        return obs
+        return obs.vector(self).take(self.game.obs_index[player])
 
     def global_state(self) -> np.ndarray:
         """The whole position in table order (``game.state_layout``): both hands and the draw pile's order
         too, for centralized critics. Never part of an observation."""
-        g = self.game
-        out = np.empty(g.state_layout.size, np.float32)
-        self._counts.take(g._state_rows, axis=0, out=out[:g._state_counts_stop].reshape(8, -1))
-        out[g._state_order_slice] = self._pile_slots.ravel()
-        card_depths(self.deck, g.first_copy, out[g._state_draw_slice], g.initial_draw_pile)
-        rounds = g.options["rounds"]
-        score = self._round_score if self.round_open else (0, 0)
-        out[g._state_scalars_start:] = [
-            len(self.deck) / g.initial_draw_pile,
-            self.current_player == 0, self.current_player == 1, *self._step_fields(),
-            min(self.round, rounds) / rounds, self.extra_rounds / MAX_EXTRA_ROUNDS, 1 / rounds,
-            self.starter == 0, self.starter == 1, *self._turn_fields(),
-            self.cumulative[0] / 100, self.cumulative[1] / 100, score[0] / 100, score[1] / 100,
-        ]
-        return out
-
-    def _step_fields(self) -> list[float]:
-        """``step`` and ``forbidden`` one-hots (L34f, L21); all zero at the end."""
-        out = [0.0] * (3 + self.game.n_colours)
-        if self.current_player != TERMINAL:
-            out[self.step] = 1.0
-            out[3 + self.forbidden] = 1.0
-        return out
-
-    def _turn_fields(self) -> tuple[float, float, float]:
-        """``cap_progress``, ``turn_cap`` and ``turn`` (L34g)."""
-        g = self.game
-        return (0.0 if g.turn_cap is None else self.turn / g.turn_cap), g.turn_cap_code, g.turn_code(self.turn)
+        return obs.global_state(self)
 
     def _hand_size(self, p: int) -> int:
         """L40: 7 for the player in a draw step, 8 otherwise."""
@@ -488,7 +358,18 @@ class State(BaseState):
         rows="round_scores hands piles known",
         nested="expeditions",
     )
-    derived = Fields(copied="_round_score _counts _pile_slots", rows="_top _n _w _sum")
+    # _counts and _pile_slots are views of the observation vector _x: clone() gives the copy its own views
+    derived = Fields(copied="_round_score", rows="_top _n _w _sum")
+
+    def clone(self) -> State:
+        s = super().clone()
+        obs.use_vector(s, self._x.copy(), self._dirty)
+        return s
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickling: pickle copies the count tables apart from the vector; make them its views again."""
+        self.__dict__.update(state)
+        obs.use_vector(self, self._x, self._dirty)
 
     def _to_dict(self) -> dict[str, Any]:
         hands = [sorted(k for k, n in h.items() for _ in range(n)) for h in self.hands]  # JSON keys are strings
@@ -503,11 +384,6 @@ class State(BaseState):
             for k in kinds:
                 self.hands[p][k] = self.hands[p].get(k, 0) + 1
         self._rebuild_derived()
-
-
-def _slot_code(kind: int) -> float:
-    """discard_order encoding: a card's value / 10, a wager 0.1."""
-    return max(kind_value(kind), 1) / 10
 
 
 Game.state_class = State

@@ -23,17 +23,10 @@ import numpy as np
 from tabletop_rl.envs.core.agents import legal_actions
 from tabletop_rl.envs.core.game import Game
 
-from .game import (
+from .components import (
     ACTION,
-    AUCTION,
     BID,
-    BUY,
-    CARD,
-    DEST,
-    DEST_DISCARD,
-    DEST_NEW,
     DISTRIBUTE,
-    DONE,
     FLOOR,
     MATERIAL,
     MODE,
@@ -41,7 +34,6 @@ from .game import (
     NUM_SLOTS,
     NUM_TILES,
     PALACE,
-    PASS,
     PAY,
     PICK,
     PLACE,
@@ -49,14 +41,24 @@ from .game import (
     RECON_DEST,
     RECON_PAY,
     RECON_TILE,
-    RECONSTRUCT,
     SELECTED,
     STACK_SIZES,
     SUPPLY,
+    WINDOWS,
+)
+from .game import (
+    AUCTION,
+    BUY,
+    CARD,
+    DEST,
+    DEST_DISCARD,
+    DEST_NEW,
+    DONE,
+    PASS,
+    RECONSTRUCT,
     TAKE_MONEY,
     TILE,
     TILES,
-    WINDOWS,
     palace_score,
 )
 from .payments import COPIES, CURRENCY, GROUP_Z, NUM_KINDS, UNSET, Z, best_pay, unit_kinds, unit_value

@@ -8,10 +8,8 @@ A turn is a sequence of decisions D1–D11 (P72), each made by the seat that own
 which, ``current_player`` who. Everything automatic between decisions — reveals, draws, the master builder's
 move, auction settlement, reshuffles, the end of the turn — happens inside ``_apply``.
 
-The observation (``Game.layout``) is kept in ``State._pub``, a seat-absolute vector of everything public,
-written piece by piece as the position changes; ``observation(p)`` rotates the seats and adds p's own cards,
-``global_state()`` adds every hidden card and the stacks instead. Actions (P73) are tabled in the package
-docstring.
+The observation is kept in ``observation.py``: the rules call its writers where the position changes. Actions
+(P73) are tabled in the package docstring.
 """
 
 from __future__ import annotations
@@ -25,19 +23,45 @@ from tabletop_rl.envs.core import options as opt
 from tabletop_rl.envs.core.game import TERMINAL, Fields
 from tabletop_rl.envs.core.game import Game as BaseGame
 from tabletop_rl.envs.core.game import State as BaseState
-from tabletop_rl.envs.core.layout import Layout
-from tabletop_rl.envs.core.piles import card_depths, first_copies
 
+from . import observation as obs
+from .components import (
+    ACTION,
+    AUTO_DECISIONS,
+    BID,
+    BY_FLOOR,
+    DECISION_NAMES,
+    DISTRIBUTE,
+    FLOOR,
+    IN_STACK,
+    MATERIAL,
+    MODE,
+    NUM_QUARRIES,
+    NUM_RIDERS,
+    NUM_TILES,
+    PALACE,
+    PAY,
+    PENDING,
+    PICK,
+    PLACE,
+    QUARRY,
+    RECON_DEST,
+    RECON_PAY,
+    RECON_TILE,
+    REMOVED,
+    RIDER,
+    SELECT,
+    SELECTED,
+    SUPPLY,
+    WINDOWS,
+)
 from .payments import (
     CARD,
     COPIES,
     CURRENCY,
     GROUP,
-    MAX_BID,
     MAX_PAYMENT,
     NUM_KINDS,
-    NUM_UNITS,
-    TOTAL_CARDS,
     UNSET,
     X3_VALUE,
     Z,
@@ -49,21 +73,6 @@ from .payments import (
     unit_value,
 )
 
-# ----------------------------------------------------------------- components (P4, P5)
-_J_TABLE = ((1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3), (3, 1), (3, 1), (3, 2), (3, 3), (4, 1), (4, 2), (4, 3),
-            (5, 1), (5, 2), (5, 3))
-NUM_TILES = 48
-RIDER = 48
-NUM_RIDERS = 5
-MATERIAL = tuple(t // 16 for t in range(NUM_TILES))
-FLOOR = tuple(_J_TABLE[t % 16][0] for t in range(NUM_TILES))
-WINDOWS = tuple(_J_TABLE[t % 16][1] for t in range(NUM_TILES))
-STACK_NAMES = ("I", "II", "III")
-STACK_SIZES = (16, 16, 16 + NUM_RIDERS)  # P7, P8
-# P7, A1 by_floor: the 48 tiles sorted by (floor, id), cut into 16/16/16
-BY_FLOOR = tuple(sorted(range(NUM_TILES), key=lambda t: (FLOOR[t], t)).index(t) // 16 for t in range(NUM_TILES))
-NUM_SLOTS = 48  # P50: no player needs more palace slots
-NUM_QUARRIES = 4
 MAX_TURNS = 10_000  # the largest turn cap allowed, generous: random games take 33–98 turns, the default cap is 400
 
 # ----------------------------------------------------------------- actions (P73)
@@ -75,24 +84,6 @@ DEST = 77  # DEST(slot) = 77 + slot
 DEST_NEW, DEST_DISCARD = 125, 126
 NUM_ACTIONS = 127
 
-# ----------------------------------------------------------------- decisions (P72)
-(ACTION, PICK, MODE, SELECT, PAY, BID, DISTRIBUTE, PLACE, RECON_TILE, RECON_DEST, RECON_PAY) = range(1, 12)
-DECISION_NAMES = ("terminal", "D1 action", "D2 money pick", "D3 buy or auction", "D4 select tile", "D5 buy payment",
-                  "D6 bidding step", "D7 distribution pick", "D8 place tile", "D9 reconstruct tile",
-                  "D10 reconstruct destination", "D11 reconstruct payment")
-# P74: decisions whose mask reads public state only (D4 only for its first selection)
-AUTO_DECISIONS = frozenset((ACTION, PICK, SELECT, DISTRIBUTE, PLACE, RECON_TILE, RECON_DEST))
-
-# ----------------------------------------------------------------- where a tile is (P6, I3)
-IN_STACK, SUPPLY, SELECTED, QUARRY, PENDING, REMOVED, PALACE = 0, 1, 2, 3, 7, 8, 9
-NUM_LOCATIONS = 10  # the quarries take codes 3–6
-
-SEAT_FIELDS = ("to_act", "active", "hand_size", "known_cards", "unknown_cards", "bid_cards", "bid_value",
-               "bid_currency", "passed", "leader", "picks_left", "score", "palace_count", "palaces")
-"""Observation fields with one row per seat, rotated so that row 0 is the observer (the others follow
-clockwise); ``palaces`` is the last public field."""
-MAX_SCORE_PER_TILE = 27 / 5  # I14: a palace of t tiles scores at most 27·t/5
-INV = tuple(1 / c for c in COPIES)  # count fields are divided by the copies of their kind
 
 
 def palace_score(tiles: list[int]) -> int:
@@ -153,107 +144,11 @@ class Game(BaseGame):
         self.canonical = o["canonical_order"]
         self.auto = o["auto_resolve_forced"]
         self.removed_public = o["removed_tiles_public"]
-        self.max_price = max(10, o["min_tile_price"])
-        self.pay_scale = max(MAX_BID + 1, 2 * self.max_price)  # bounds V, T and bids (P36, P44)
-        self.turn_scale = o["max_turns"] or 1000
-        score_lo, score_hi = -5 * NUM_TILES / 100, MAX_SCORE_PER_TILE * NUM_TILES / 100
-        public = [
-            # per seat, rotated: row 0 is the observer
-            ("to_act", n, "1 for the seat that makes the current decision (P14, P71)", 0, 1),
-            ("active", n, "1 for the active player of this turn (P12)", 0, 1),
-            ("hand_size", n, "money cards in hand / 55 (P68)", 0, 1),
-            ("known_cards", (n, NUM_KINDS), "K_q: cards of each kind known from public history to be in the "
-             "hand, / copies of the kind (3, or 10 for Z) (P70a)", 0, 1),
-            ("unknown_cards", n, "U_q: hand cards of unknown kind / 4 (only dealt cards are unknown, P70a)", 0, 1),
-            ("bid_cards", (n, NUM_KINDS), "cards in the seat's current bid / copies (P44)", 0, 1),
-            ("bid_value", n, "value of the seat's current bid, X3 included / pay scale (P42, P44)", 0, 1),
-            ("bid_currency", (n, 3), "currency of the bid one-hot (A, B, C); all 0 while unset (P17)", 0, 1),
-            ("passed", n, "1 if the seat passed in this auction (P45)", 0, 1),
-            ("leader", n, "1 for the high bidder of the running auction (P42–P44)", 0, 1),
-            ("picks_left", n, "money picks the seat still makes in this take-money turn / 2 (P27)", 0, 1),
-            ("score", n, "current palace score / 100 (P61, P62)", score_lo, score_hi),
-            ("palace_count", n, "palaces / 48 (P50)", 0, 1),
-            # table
-            ("decision", 11, "current decision D1–D11 one-hot; all 0 at the end (P71, P72)", 0, 1),
-            ("tile_location", (NUM_TILES, NUM_LOCATIONS), "per tile id: unseen (in a stack, or removed when "
-             "removed_tiles_public=False), supply, supply and selected for this buy, quarry 0–3, pending "
-             "placement, removed, in a palace (P68, P69)", 0, 1),
-            ("tile_slot", NUM_TILES, "(palace slot + 1) / 48 of a tile in a palace, else 0: maps TILE(id) to its "
-             "palace (the identical twins 6/7, 22/23, 38/39 differ only here) (P50, P70b)", 0, 1),
-            ("tile_focus", NUM_TILES, "1 for the tile the decision is about: D8 the tile to place, D10 and D11 "
-             "the tile chosen in D9 (P53, P56)", 0, 1),
-            ("master_builder", NUM_QUARRIES, "quarry of the master builder one-hot (P40)", 0, 1),
-            ("stack_items", 3, "items left in stacks I, II, III / 16, 16, 21 (P30)", 0, 1),
-            ("riders_drawn", 1, "game-end tiles drawn / 5 (P33)", 0, 1),
-            ("removed_count", 1, "tiles in the removed area / 48 (P68)", 0, 1),
-            ("price", 1, "buy price p now (fixed once BUY is chosen) / max(10, min_tile_price) (P36)", 0, 1),
-            ("money_display", NUM_KINDS, "take-money display per kind / copies (P26, P27)", 0, 1),
-            ("discard_pile", NUM_KINDS, "discard pile per kind / copies (P20)", 0, 1),
-            ("deck_size", 1, "cards in the deck / 55 (P68)", 0, 1),
-            ("deck_known", 1, "1 once the deck holds only reshuffled discards, so its contents are public "
-             "(P26, P28)", 0, 1),
-            ("deck_cards", NUM_KINDS, "deck contents per kind / copies while deck_known, else 0", 0, 1),
-            ("payment_cards", NUM_KINDS, "cards of the open buy payment / copies (P38)", 0, 1),
-            ("x3_on_table", 1, "1 while X3 lies on the table (I2)", 0, 1),
-            ("high_bid", 1, "high bid of the running auction / pay scale (P42–P44)", 0, 1),
-            ("payment_value", 1, "V of the open payment or bidding step / pay scale (P21, P44)", 0, 1),
-            ("payment_currency", 3, "c* of the open payment or bidding step one-hot; all 0 while unset (P21)",
-             0, 1),
-            ("payment_target", 1, "T of the open payment or bidding step / pay scale (P38, P44)", 0, 1),
-            ("last_unit", NUM_UNITS, "last unit committed in this payment or bidding step, one-hot over the "
-             "unit actions 53–74; all 0 before the first (P23a)", 0, 1),
-            ("turn", 1, "turn counter / max_turns (/ 1000, capped at 1, when max_turns=None) (P66)", 0, 1),
-            # last, so that rotating its rows is two slice copies
-            ("palaces", (n, NUM_SLOTS, 5, 4), "palace slot s (DEST(s) = 77 + s), floor f = 1..5: the tile's "
-             "material one-hot (brick, sandstone, marble) and its windows / 3; all 0 if the floor is empty "
-             "(P49, P50, P70b)", 0, 1),
-        ]
-        private = [
-            ("hand", NUM_KINDS, "my money cards per kind / copies", 0, 1),
-            ("unseen_cards", NUM_KINDS, "cards per kind I cannot locate: the opponents' unknown cards and, "
-             "until the deck is known, the deck / copies (P69)", 0, 1),
-            ("best_pay", 1, "BestPay of my hand / pay scale (P24)", 0, 1),
-        ]
-        hidden = [
-            ("hands", (n, NUM_KINDS), "every hand per kind / copies", 0, 1),
-            ("deck_order", TOTAL_CARDS, "per money card (kinds in order, the copies of a kind side by side): its "
-             "depth in the deck / 55, 1/55 = drawn next, 0 = not in the deck (envs/core/piles.py)", 0, 1),
-            ("tile_hidden_place", (NUM_TILES, 4), "for each tile not visible in tile_location: stack I, II, "
-             "III or removed, one-hot", 0, 1),
-            ("tile_depth", NUM_TILES, "depth of a stacked tile in its stack / 21, 1/21 = drawn next, 0 = not in "
-             "a stack", 0, 1),
-            ("rider_depth", STACK_SIZES[2], "1 at each depth of stack III (from the top) that holds a game-end "
-             "tile", 0, 1),
-        ]
-        self.layout = Layout(public + private)
-        self.state_layout = Layout(public + hidden)
-        self.public_size = self.layout["hand"].start
-        self.off = {f.name: f.start for f in self.layout}
-        self.off.update({f.name: f.start for f in self.state_layout})
-        self.palace_start = self.layout["palaces"].start
-        self.seat_block = self.layout["palaces"].size // n
-        # obs_perm[p]: indices turning the seat-absolute fields before the palaces into p's view (rows rotated)
-        base = np.arange(self.palace_start)
-        self.obs_perm = []
-        for p in range(n):
-            perm = base.copy()
-            for name in SEAT_FIELDS[:-1]:
-                f = self.layout[name]
-                perm[f.slice] = np.roll(base[f.slice].reshape(n, -1), -p, axis=0).ravel()
-            self.obs_perm.append(perm)
-        self.inv_copies = np.array(INV, np.float32)
-        self.context_offsets = tuple(self.off[name] for name in (
-            "to_act", "active", "decision", "picks_left", "tile_focus", "leader", "payment_currency", "last_unit"))
-        self.first_copy = first_copies(COPIES)
+        obs.build_layouts(self)
 
 
 class State(BaseState):
-    """A Palazzo position; see the module docstring.
-
-    ``_pub`` is written piece by piece as the position changes: every money or tile movement writes its own
-    cells (``_w_*``), and the context of the current decision (who acts, which decision, the open payment,
-    the focus tile, …) is erased before each decision is applied and written again after it
-    (``_mark_context``). ``_rebuild_pub`` writes everything from scratch (after loading)."""
+    """A Palazzo position; see the module docstring."""
 
     game: Game
 
@@ -299,10 +194,10 @@ class State(BaseState):
         self.decision = ACTION
         self.current_player = self.active
         self._derive()
-        self._rebuild_pub()
+        obs.reset(self)
         self._resolve_forced()
         if g.auto:
-            self._rebuild_pub()  # the forced steps are not marked one by one
+            obs.reset(self)  # the forced steps are not marked one by one
 
     def _split_stacks(self) -> list[int]:
         """P7 (A1): stack I, II or III for each tile id."""
@@ -356,11 +251,12 @@ class State(BaseState):
     # ----------------------------------------------------------------- turn flow (P12, P13, P66)
     def _end_turn(self) -> None:
         """P13; then P66: the turn cap truncates before a turn starts."""
-        if self.in_auction or any(self.passed):
-            self._pub[self.game.off["passed"]:self.game.off["passed"] + self.game.num_players] = 0
+        auction = self.in_auction or any(self.passed)
         self._clear_turn()
+        if auction:
+            obs.write_passed(self)
         self.turn += 1
-        self._w_turn()
+        obs.write_turn(self)
         self.active = (self.active + 1) % self.game.num_players
         if self.turn == self.game.options["max_turns"]:
             self.truncated = True
@@ -445,10 +341,10 @@ class State(BaseState):
 
     # ----------------------------------------------------------------- applying decisions
     def _apply(self, action: int) -> None:
-        self._mark_context(0)
+        obs.write_context(self, 0)
         self._step(action)
         self._resolve_forced()
-        self._mark_context(1)
+        obs.write_context(self, 1)
 
     def _resolve_forced(self) -> None:
         """P74: with auto_resolve_forced, apply public decisions that have a single legal action."""
@@ -518,13 +414,13 @@ class State(BaseState):
             self._reshuffle()
         k = self.deck.pop()
         if self.deck_known:
-            self._pub[self.game.off["deck_cards"] + k] = self.deck.count(k) * INV[k]
+            obs.write_deck_count(self, k)
         else:
             self.hidden_pool[k] -= 1
-            self._w_unseen(k)
+            obs.write_unseen(self, k)
         if not self.deck and any(self.discard) and self.game.options["reshuffle_timing"] == "on_empty":
             self._reshuffle()
-        self._pub[self.game.off["deck_size"]] = len(self.deck) / TOTAL_CARDS
+        obs.write_deck_size(self)
         return k
 
     def _reshuffle(self) -> None:
@@ -533,7 +429,7 @@ class State(BaseState):
         self.deck = [cards[i] for i in self.rng.permutation(len(cards))]
         self.discard = [0] * NUM_KINDS
         self.deck_known = True
-        self._w_money_piles()
+        obs.write_money_piles(self)
 
     def _pick(self, p: int, k: int) -> None:
         """P27: the picked card goes to the picker's hand, publicly (P70a)."""
@@ -551,7 +447,7 @@ class State(BaseState):
         """A card enters p's hand publicly (P70: picks, bid cards taken back), so K_p gains it (P70a)."""
         self.hands[p][k] += 1
         self.known[p][k] += 1
-        self._w_hand(p, k)
+        obs.write_hand(self, p, k)
 
     def _hand_out(self, p: int, k: int) -> None:
         """A card leaves p's hand; K_p loses it if known, else U_p shrinks (P70a)."""
@@ -560,8 +456,8 @@ class State(BaseState):
             self.known[p][k] -= 1
         else:
             self.hidden_pool[k] -= 1
-            self._w_unseen(k)
-        self._w_hand(p, k)
+            obs.write_unseen(self, k)
+        obs.write_hand(self, p, k)
 
     # ----------------------------------------------------------------- tiles (P30–P34)
     def _draw_item(self) -> int:
@@ -578,7 +474,7 @@ class State(BaseState):
             if item == RIDER:  # P32
                 self.riders += 1
                 if self.riders == NUM_RIDERS:  # P33, P60
-                    self._w_stacks()
+                    obs.write_stacks(self)
                     self._finish()
                     return
             elif second:
@@ -589,7 +485,7 @@ class State(BaseState):
                 self.supply.append(item)
                 self.supply.sort()
                 self._set_where(item, SUPPLY)
-        self._w_stacks()
+        obs.write_stacks(self)
         self.decision = MODE
 
     # ----------------------------------------------------------------- buy (P36–P39)
@@ -629,9 +525,9 @@ class State(BaseState):
         self.pay_last = unit
         self.step_units += 1
         if bidding:
-            self._w_bidder(p, 0)
+            obs.write_bidder(self, p, 0)
             self.bid_value[p], self.bid_currency[p] = self.pay_value, self.pay_currency
-            self._w_bidder(p, 1)
+            obs.write_bidder(self, p, 1)
 
     def _done(self, p: int) -> None:
         if self.decision == PAY:  # P38: the cards go to the discard pile, the tiles become pending
@@ -662,10 +558,9 @@ class State(BaseState):
         else:
             self._end_turn()  # no lot: the master builder stays
             return
-        mb = self.game.off["master_builder"]
-        self._pub[mb + self.mb] = 0
+        obs.write_master_builder(self, 0)
         self.mb = q
-        self._pub[mb + q] = 1
+        obs.write_master_builder(self, 1)
         if len(self.quarries[q]) >= 4:  # P41
             self.dist_pickers = [(self.active + i) % n for i in range(n)]
             self.decision = DISTRIBUTE
@@ -673,9 +568,9 @@ class State(BaseState):
             return
         self.in_auction = True  # P42: the opening bid is X3
         self.x3_out = True
-        self._w_bidder(self.active, 0)
+        obs.write_bidder(self, self.active, 0)
         self.bid_value[self.active] = X3_VALUE
-        self._w_bidder(self.active, 1)
+        obs.write_bidder(self, self.active, 1)
         self.high, self.leader = X3_VALUE, self.active
         self._next_bidder(self.active)
 
@@ -699,12 +594,12 @@ class State(BaseState):
                 self._hand_in(p, k)
             if bid[k]:
                 self._count("bid_cards", bid, k, -bid[k], p)
-        self._w_bidder(p, 0)
+        obs.write_bidder(self, p, 0)
         self.bid_value[p], self.bid_currency[p] = 0, UNSET
         if p == self.active:
             self.x3_out = False
         self.passed[p] = True
-        self._pub[self.game.off["passed"] + p] = 1
+        obs.write_passed(self)
         self._next_bidder(p)
 
     def _settle(self) -> None:
@@ -715,7 +610,7 @@ class State(BaseState):
             if bid[k]:
                 self._count("discard_pile", self.discard, k, bid[k])
                 self._count("bid_cards", bid, k, -bid[k], w)
-        self._w_bidder(w, 0)
+        obs.write_bidder(self, w, 0)
         self.bid_value[w], self.bid_currency[w] = 0, UNSET
         self.x3_out = False
         self.in_auction = False
@@ -743,7 +638,7 @@ class State(BaseState):
             else:
                 self.palaces[p][a - DEST].append(t)
             self._set_where(t, PALACE)
-            self._w_palaces(p)
+            obs.write_palaces(self, p)
         if self.pending:
             return
         if self.dist_pickers:  # P41: the next player picks, or the rest of the lot is removed
@@ -760,7 +655,7 @@ class State(BaseState):
     def _remove_tile(self, t: int) -> None:
         self.removed.append(t)
         self._set_where(t, REMOVED)
-        self._pub[self.game.off["removed_count"]] = len(self.removed) / NUM_TILES
+        obs.write_removed_count(self)
 
     def _palace_of(self, p: int, t: int) -> tuple[int, int]:
         """(slot, position) of tile t in p's palaces."""
@@ -787,7 +682,7 @@ class State(BaseState):
             target.append(t)
             target.sort(key=FLOOR.__getitem__)
             del palaces[s]
-        self._w_palaces(p)
+        obs.write_palaces(self, p)
 
     # ----------------------------------------------------------------- outcome (P60–P64)
     def score(self, p: int) -> int:
@@ -814,156 +709,21 @@ class State(BaseState):
         return {"scores": self.scores(), "best_pay": self.best_pays(),
                 "winners": [] if self.truncated else self.winners(), "turns": self.turn}
 
-    # ----------------------------------------------------------------- the public vector (P68–P70b)
+    # ----------------------------------------------------------------- moving money and tiles
     def _count(self, field: str, counts: list[int], k: int, delta: int, row: int = 0) -> None:
-        """Change a money count and its cell (a per-kind field; ``row`` is the seat of a per-seat one)."""
+        """Change a money count and write its cell (a per-kind field; ``row`` is the seat of a per-seat one)."""
         counts[k] += delta
-        self._pub[self.game.off[field] + NUM_KINDS * row + k] = counts[k] * INV[k]
-
-    def _w_hand(self, p: int, k: int) -> None:
-        """p's hand size, K_p and U_p (public), and p's private view of kind k and BestPay."""
-        o, pub = self.game.off, self._pub
-        hand, known = self.hands[p], self.known[p]
-        size = sum(hand)
-        pub[o["known_cards"] + NUM_KINDS * p + k] = known[k] * INV[k]
-        pub[o["hand_size"] + p] = size / TOTAL_CARDS
-        pub[o["unknown_cards"] + p] = (size - sum(known)) / 4
-        private = self._private[p]
-        private[k] = hand[k] * INV[k]
-        private[NUM_KINDS + k] = (self.hidden_pool[k] - hand[k] + known[k]) * INV[k]
-        private[2 * NUM_KINDS] = best_pay(hand) / self.game.pay_scale
-
-    def _w_unseen(self, k: int) -> None:
-        """Every seat's count of kind k among the cards it cannot locate (the hidden pool changed)."""
-        pool = self.hidden_pool[k]
-        for private, hand, known in zip(self._private, self.hands, self.known, strict=True):
-            private[NUM_KINDS + k] = (pool - hand[k] + known[k]) * INV[k]
-
-    def _w_bidder(self, p: int, on: int) -> None:
-        """p's bid value and currency (erased with ``on=0`` before they change)."""
-        o, pub = self.game.off, self._pub
-        pub[o["bid_value"] + p] = on and self.bid_value[p] / self.game.pay_scale
-        if self.bid_currency[p] != UNSET:
-            pub[o["bid_currency"] + 3 * p + self.bid_currency[p]] = on
-
-    def _w_money_piles(self) -> None:
-        """Discard pile and deck, all kinds (after a reshuffle or a rebuild)."""
-        o, pub = self.game.off, self._pub
-        deck = [self.deck.count(k) if self.deck_known else 0 for k in range(NUM_KINDS)]
-        for k in range(NUM_KINDS):
-            pub[o["discard_pile"] + k] = self.discard[k] * INV[k]
-            pub[o["deck_cards"] + k] = deck[k] * INV[k]
-        pub[o["deck_known"]] = self.deck_known
-        pub[o["deck_size"]] = len(self.deck) / TOTAL_CARDS
-
-    def _w_stacks(self) -> None:
-        o, pub = self.game.off, self._pub
-        for s, stack in enumerate(self.stacks):
-            pub[o["stack_items"] + s] = len(stack) / STACK_SIZES[s]
-        pub[o["riders_drawn"]] = self.riders / NUM_RIDERS
-
-    def _w_turn(self) -> None:
-        self._pub[self.game.off["turn"]] = min(self.turn, self.game.turn_scale) / self.game.turn_scale
+        obs.write_count(self, field, counts, k, row)
 
     def _set_where(self, t: int, code: int) -> None:
         """Move tile t to location ``code`` and write its public location."""
-        o = self.game.off["tile_location"] + NUM_LOCATIONS * t
-        self._pub[o + self._public_where(self.where[t])] = 0
-        if self.where[t] == PALACE:
-            self._pub[self.game.off["tile_slot"] + t] = 0
+        obs.write_where(self, t, 0)
         self.where[t] = code
-        self._pub[o + self._public_where(code)] = 1
+        obs.write_where(self, t, 1)
 
-    def _public_where(self, code: int) -> int:
-        return IN_STACK if code == REMOVED and not self.game.removed_public else code
-
-    def _w_palaces(self, p: int) -> None:
-        """p's palace slots, count and score."""
-        g, pub = self.game, self._pub
-        start = g.off["palaces"] + p * g.seat_block
-        pub[start:start + g.seat_block] = 0
-        slot = g.off["tile_slot"]
-        for s, palace in enumerate(self.palaces[p]):
-            for t in palace:
-                i = start + 20 * s + 4 * (FLOOR[t] - 1)
-                pub[i + MATERIAL[t]] = 1
-                pub[i + 3] = WINDOWS[t] / 3
-                pub[slot + t] = (s + 1) / NUM_SLOTS
-        pub[g.off["palace_count"] + p] = len(self.palaces[p]) / NUM_SLOTS
-        pub[g.off["score"] + p] = self.score(p) / 100
-
-    def _mark_context(self, on: int) -> None:
-        """The context of the current decision: one-hot cells are erased (``on=0``) before a decision is
-        applied and written (``on=1``) after it; the scalar cells are simply rewritten."""
-        if self.current_player == TERMINAL:
-            if on:  # nothing is open any more
-                self._w_scalars(False)
-            return
-        pub, d = self._pub, self.decision
-        to_act, active, decision, picks_left, focus, leader, currency, last = self.game.context_offsets
-        pub[to_act + self.current_player] = on
-        pub[active + self.active] = on
-        pub[decision + d - 1] = on
-        for p in self.pickers:
-            pub[picks_left + p] = on and self.pickers.count(p) / 2
-        if d == PLACE:
-            pub[focus + self.pending[0]] = on
-        elif d == RECON_DEST or d == RECON_PAY:
-            pub[focus + self.recon_tile] = on
-        if self.in_auction:
-            pub[leader + self.leader] = on
-        paying = d == PAY or d == BID
-        if paying:
-            if self.pay_currency != UNSET:
-                pub[currency + self.pay_currency] = on
-            if self.pay_last:
-                pub[last + self.pay_last - CARD] = on
-        if on:
-            self._w_scalars(paying)
-
-    def _w_scalars(self, paying: bool) -> None:
-        g, pub, o = self.game, self._pub, self.game.off
-        scale = g.pay_scale
-        pub[o["payment_value"]] = self.pay_value / scale if paying else 0
-        pub[o["payment_target"]] = self.pay_target / scale if paying else 0
-        pub[o["high_bid"]] = self.high / scale if self.in_auction else 0
-        pub[o["x3_on_table"]] = not self.x3_out
-        price = self.price if self.decision in (SELECT, PAY) else self.current_price()
-        pub[o["price"]] = price / g.max_price
-
-    def _rebuild_pub(self) -> None:
-        """Write every public cell and every seat's private part from the position (after loading or
-        resampling)."""
-        g = self.game
-        n = g.num_players
-        self._pub = np.zeros(g.public_size, np.float32)
-        self._private = np.zeros((n, g.layout.size - g.public_size), np.float32)
-        o, pub = g.off, self._pub
-        for t in range(NUM_TILES):
-            pub[o["tile_location"] + NUM_LOCATIONS * t + self._public_where(self.where[t])] = 1
-        for p in range(n):
-            self._w_palaces(p)
-            self._w_bidder(p, 1)
-            pub[o["passed"] + p] = self.passed[p]
-            for k in range(NUM_KINDS):
-                self._w_hand(p, k)
-                self._count("bid_cards", self.bids[p], k, 0, p)
-        for k in range(NUM_KINDS):
-            self._count("money_display", self.display, k, 0)
-            self._count("payment_cards", self.payment, k, 0)
-        self._w_money_piles()
-        self._w_stacks()
-        self._w_turn()
-        pub[o["removed_count"]] = len(self.removed) / NUM_TILES
-        pub[o["master_builder"] + self.mb] = 1
-        self._mark_context(1)
-
-    # ----------------------------------------------------------------- observations
+    # ----------------------------------------------------------------- observations (P68–P70b)
     def observation(self, player: int) -> np.ndarray:
-        g, pub = self.game, self._pub
-        start, stop = g.palace_start, g.public_size
-        cut = start + player * g.seat_block  # the palace rows from the observer on, then the ones before
-        return np.concatenate((pub[g.obs_perm[player]], pub[cut:stop], pub[start:cut], self._private[player]))
+        return self._x.take(self.game.obs_index[player])
 
     def unseen(self, player: int) -> list[int]:
         """The cards ``player`` cannot locate, per kind: the others' unknown cards, and the deck until it is
@@ -971,25 +731,7 @@ class State(BaseState):
         return [u - h + k for u, h, k in zip(self.hidden_pool, self.hands[player], self.known[player], strict=True)]
 
     def global_state(self) -> np.ndarray:
-        g = self.game
-        out = np.zeros(g.state_layout.size, np.float32)
-        out[:g.public_size] = self._pub
-        o = g.off
-        n = g.num_players
-        out[o["hands"]:o["hands"] + n * NUM_KINDS] = (np.array(self.hands, np.float32) * g.inv_copies).ravel()
-        card_depths(self.deck, g.first_copy, out[o["deck_order"]:o["deck_order"] + TOTAL_CARDS], TOTAL_CARDS)
-        place, depth = o["tile_hidden_place"], o["tile_depth"]
-        for s, stack in enumerate(self.stacks):
-            for d, item in enumerate(reversed(stack)):
-                if item == RIDER:
-                    out[o["rider_depth"] + d] = 1
-                else:
-                    out[place + 4 * item + s] = 1
-                    out[depth + item] = (d + 1) / STACK_SIZES[2]
-        if not g.removed_public:
-            for t in self.removed:
-                out[place + 4 * t + 3] = 1
-        return out
+        return obs.global_state(self)
 
     # ----------------------------------------------------------------- sample_hidden (P69, P70a, I15)
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
@@ -1001,7 +743,7 @@ class State(BaseState):
         state.rng = np.random.default_rng(int(rng.integers(2**63)))
         state._legal = None
         state._derive()
-        state._rebuild_pub()
+        obs.reset(state)
         return state
 
     def _sample_money(self, state: State, player: int, rng: np.random.Generator) -> None:
@@ -1119,11 +861,11 @@ class State(BaseState):
         rows="stacks quarries hands known bids",
         nested="palaces",
     )
-    derived = Fields(copied="hidden_pool _pub _private")
+    derived = Fields(copied="hidden_pool _x")
 
     def _after_load(self, data: dict[str, Any]) -> None:
         self._derive()
-        self._rebuild_pub()
+        obs.reset(self)
 
 
 Game.state_class = State

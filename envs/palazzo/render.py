@@ -9,20 +9,13 @@ import numpy as np
 from tabletop_rl.envs.core.canvas import Canvas, LegendItem, legend_height
 from tabletop_rl.envs.core.game import TERMINAL
 
-from .game import (
-    AUCTION,
+from .components import (
     BID,
-    BUY,
-    DEST,
-    DEST_DISCARD,
-    DEST_NEW,
     DISTRIBUTE,
-    DONE,
     FLOOR,
     MATERIAL,
     NUM_QUARRIES,
     NUM_RIDERS,
-    PASS,
     PAY,
     PICK,
     PLACE,
@@ -31,9 +24,18 @@ from .game import (
     RIDER,
     SELECT,
     STACK_NAMES,
+    WINDOWS,
+)
+from .game import (
+    AUCTION,
+    BUY,
+    DEST,
+    DEST_DISCARD,
+    DEST_NEW,
+    DONE,
+    PASS,
     TILE,
     TILES,
-    WINDOWS,
     palace_score,
     tile_name,
 )

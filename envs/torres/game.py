@@ -210,20 +210,11 @@ class State(BaseState):
                 self.start_squares.append(s)
             self.supply -= len(self.start_squares)
             self.decision = SETUP_KNIGHT
-        self._x = np.zeros(self.game.internal.size, np.float32)
-        self._mark_all()
+        obs.reset(self)
         self._resolve_forced()
 
     def _shuffled(self, cards: list[int]) -> list[int]:
         return [cards[i] for i in self.rng.permutation(len(cards))]
-
-    def _mark_all(self) -> None:
-        """Everything in the observation vector is stale (``observation.refresh`` rewrites what is)."""
-        everyone = (1 << self.game.num_players) - 1
-        self._dirty = obs.BOARD | obs.KING | obs.CONTEXT
-        self._stale_squares: set[int] = set()
-        self._stale_castles: set[int] = set()
-        self._stale_rows = self._stale_seats = self._stale_cards = everyone
 
     # ----------------------------------------------------------------- decisions
     @property
@@ -689,26 +680,11 @@ class State(BaseState):
         return {"scores": self.scores(), "winners": self.winners(), "scorings": self.score_log}
 
     # ----------------------------------------------------------------- information (T65–T68a)
-    def _vector(self) -> np.ndarray:
-        """The seat-absolute observation vector, its stale parts rewritten first."""
-        if self._dirty or self._stale_seats or self._stale_rows or self._stale_squares or self._stale_cards:
-            obs.refresh(self)
-        return self._x
-
     def observation(self, player: int) -> np.ndarray:
-        return self._vector()[self.game.obs_index[player]]
+        return obs.vector(self).take(self.game.obs_index[player])
 
     def global_state(self) -> np.ndarray:
-        g = self.game
-        out = np.zeros(g.state_layout.size, np.float32)
-        k = len(g.state_index)
-        out[:k] = self._vector()[g.state_index]
-        positions = 4 * g.card_types if g.common else g.card_types  # per deck (T8)
-        for i, deck in enumerate(self.decks):  # deck_order: each deck from the top (its last element)
-            base = k + i * positions * NUM_CARD_TYPES
-            for j, t in enumerate(reversed(deck)):
-                out[base + j * NUM_CARD_TYPES + t] = 1
-        return out
+        return obs.global_state(self)
 
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
         """T68a: redraw what ``player`` cannot see, from a canonical (sorted) pool, keeping every public fact
@@ -739,7 +715,7 @@ class State(BaseState):
                 state.decks[q] = pool[size + looking:]
         state.rng = np.random.default_rng(int(rng.integers(2**63)))
         state._legal = None
-        state._mark_all()
+        obs.reset(state)
         return state
 
     # ----------------------------------------------------------------- text
@@ -786,8 +762,7 @@ class State(BaseState):
         if self.king >= 0:
             occ[self.king] = KING
         self.board = Board.from_arrays(data["h"], data["cid"], occ, data["next_id"])
-        self._x = np.zeros(self.game.internal.size, np.float32)
-        self._mark_all()
+        obs.reset(self)
 
 
 def _distinct(stacks: list[int]) -> list[int]:

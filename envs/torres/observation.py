@@ -1,11 +1,12 @@
-"""Torres observation and global state (T65–T68a): layouts, bounds and the writers that fill them.
+"""Torres observation and global state (T65–T68a): layouts, bounds and the writers that fill them, the one
+idiom of ``docs/engine_contract.md`` ("How observations are kept current").
 
-The state keeps one seat-absolute vector ``_x`` (the *internal* vector) and refreshes only its parts that
-changed since the last read — board, pieces, context, each seat's block — so an observation costs a
-handful of writes and one gather. ``observation(p)`` is ``_x[obs_index[p]]``: the gather rotates the
-per-seat rows so that row 0 is p and picks p's private block (own hand, fresh cards, cards looked at,
-own deck, unseen counts). ``global_state()`` gathers every seat's rows in table order plus every hand,
-and appends the decks' order.
+The state keeps one seat-absolute vector ``_x`` (the *internal* vector); the rules only mark what changed
+(``_dirty`` bits, stale squares, castles and seats), because one decision changes many fields, and a read
+rewrites the stale parts — board, pieces, context, each seat's block — once. ``observation(p)`` is
+``_x.take(obs_index[p])``: the gather rotates the per-seat rows so that row 0 is p and picks p's private
+block (own hand, fresh cards, cards looked at, own deck, unseen counts). ``global_state()`` gathers every
+seat's rows in table order plus every hand, and appends the decks' order.
 
 Internal vector: board (heights, castle one-hots, areas, castle table) | pieces (king, knights, best
 levels) | context (supply, decks, progress, the pending decision) | one block per seat (public facts,
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tabletop_rl.envs.core.layout import Layout
+from tabletop_rl.envs.core.layout import Layout, seats_from
 
 from .board import MAX_CASTLES, SQUARES
 from .cards import NUM_CARD_TYPES
@@ -137,17 +138,14 @@ def build_layouts(game: Game) -> None:
 
     def indices(name: str, viewer: int | None) -> np.ndarray:
         """Internal indices of a field as ``viewer`` sees it (None: table order, every seat's private rows)."""
-        rows = list(range(n)) if viewer is None else [(viewer + i) % n for i in range(n)]
+        rows = list(range(n)) if viewer is None else seats_from(viewer, n)
         if name in SEAT_OFFSET:  # in the seat blocks; a private field only from the viewer's own block
             if name in PRIVATE and viewer is not None:
                 rows = [viewer]
             base = internal["seats"].start + SEAT_OFFSET[name]
             return np.concatenate([base + q * SEAT_SIZE + np.arange(SEAT_WIDTH[name]) for q in rows])
         field = internal[name]
-        if name in ROW_FIELDS:
-            size = field.size // n
-            return np.concatenate([field.start + q * size + np.arange(size) for q in rows])
-        return np.arange(field.start, field.stop)
+        return field.rows(rows, n) if name in ROW_FIELDS else np.arange(field.start, field.stop)
 
     game.obs_index = [np.concatenate([indices(f.name, p) for f in game.layout]) for p in range(n)]
     state_spec, sources = [], []
@@ -170,10 +168,42 @@ def build_layouts(game: Game) -> None:
     game.state_layout = Layout(state_spec)
 
 
-# ===================================================================== writers
+# ===================================================================== reads
 BOARD, KING, CONTEXT = 1, 2, 4  # state._dirty bits: the whole board, the king, the context
 
 
+def reset(state: State) -> None:
+    """A new vector with every part stale: the next read writes it all (setup, loading, resampling)."""
+    everyone = (1 << state.game.num_players) - 1
+    state._x = np.zeros(state.game.internal.size, np.float32)
+    state._dirty = BOARD | KING | CONTEXT
+    state._stale_squares = set()
+    state._stale_castles = set()
+    state._stale_rows = state._stale_seats = state._stale_cards = everyone
+
+
+def vector(state: State) -> np.ndarray:
+    """The internal vector, its stale parts rewritten first."""
+    if state._dirty or state._stale_seats or state._stale_rows or state._stale_squares or state._stale_cards:
+        refresh(state)
+    return state._x
+
+
+def global_state(state: State) -> np.ndarray:
+    """Every seat's rows in table order, every hand, then the decks' order (hidden information, T67)."""
+    g = state.game
+    out = np.zeros(g.state_layout.size, np.float32)
+    k = len(g.state_index)
+    out[:k] = vector(state).take(g.state_index)
+    positions = 4 * g.card_types if g.common else g.card_types  # per deck (T8)
+    for i, deck in enumerate(state.decks):  # deck_order: each deck from the top (its last element)
+        base = k + i * positions * NUM_CARD_TYPES
+        for j, t in enumerate(reversed(deck)):
+            out[base + j * NUM_CARD_TYPES + t] = 1
+    return out
+
+
+# ===================================================================== writers
 def refresh(state: State) -> None:
     """Rewrite the stale parts of ``state._x``: ``state._dirty`` bits, then the squares and castles whose
     blocks changed, the seats whose knights moved or rose (rows), whose facts changed (seats) and whose
