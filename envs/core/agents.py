@@ -5,10 +5,11 @@
 taking exactly what the PettingZoo env gives its seat. An agent therefore cannot use information its
 player does not have: the observation is leak-tested, the engine state is never handed over.
 
-An agent that searches (``tabletop_rl.training.runtime.search``) needs more than its observation: whole positions
-to play out. It may define ``attach(view)``; whoever drives the game (``tabletop_rl.envs.core.match.play_game``, the training
-env's opponents, ``tabletop_rl.training.play``) then hands it a :class:`SeatView` at the start of every game. The
-view samples full states consistent with what the seat has seen (``State.sample_hidden``, which depends
+An agent that searches (``tabletop_rl.training.runtime.search``) needs more than its observation: whole
+positions to play out. It may define ``attach(view)``; whoever drives the game
+(``tabletop_rl.envs.core.match.play_game``, the training env's opponents, ``tabletop_rl.training.play``) then hands
+it a :class:`SeatView` at the start of every game. The view samples full states consistent with what the seat has
+seen (``State.sample_hidden``, which depends
 only on that seat's information and the generator) and never gives out the live state.
 """
 
