@@ -14,7 +14,7 @@ BASE = {"game", "rng", "_legal"}  # set by the base class itself
 
 
 def declared(cls: type[State]) -> list[str]:
-    return [*cls.fields.names, *cls.derived.names]
+    return [*cls.fields.names, *cls.derived.names, *cls.views]
 
 
 def mismatch(state: State) -> tuple[set[str], set[str]]:

@@ -151,6 +151,9 @@ class State(ABC):
     derived: ClassVar[Fields] = Fields()
     """Caches derived from the position (tables the hot paths read): ``clone`` copies them, ``to_json`` leaves
     them out and ``_after_load`` rebuilds them."""
+    views: ClassVar[tuple[str, ...]] = ()
+    """Attributes that are numpy views into a ``derived`` array: neither copied nor saved, but made anew by the
+    game's ``clone`` and ``_after_load`` (a copied view would no longer share the array's memory)."""
 
     def __init_subclass__(cls, **kwargs: Any):
         super().__init_subclass__(**kwargs)

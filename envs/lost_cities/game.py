@@ -358,12 +358,12 @@ class State(BaseState):
         rows="round_scores hands piles known",
         nested="expeditions",
     )
-    # _counts and _pile_slots are views of the observation vector _x: clone() gives the copy its own views
-    derived = Fields(copied="_round_score", rows="_top _n _w _sum")
+    derived = Fields(values="_dirty", copied="_round_score _x", rows="_top _n _w _sum")
+    views = ("_counts", "_pile_slots")  # of the observation vector _x
 
     def clone(self) -> State:
         s = super().clone()
-        obs.use_vector(s, self._x.copy(), self._dirty)
+        obs.use_vector(s, s._x, s._dirty)
         return s
 
     def __setstate__(self, state: dict[str, Any]) -> None:
