@@ -172,3 +172,18 @@ def test_play_time_and_evaluation_need_no_torch():
     assert done.stderr == ("training needs the 'train' extra (torch is not installed): "
                            "pip install -e '.[train]'  (or: make setup)\n")
 
+
+
+def test_envs_and_training_import_each_other_relatively():
+    """Inside the two mapped folders every import of the project is relative (``from ..core.game import State``),
+    so that tools and readers can follow it without knowing the mapping."""
+    import ast
+
+    absolute = []
+    for path in sorted([*(ROOT / "envs").rglob("*.py"), *(ROOT / "training").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+            absolute += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names
+                         if n.split(".")[0] == "tabletop_rl"]
+    assert not absolute, "absolute imports of tabletop_rl:\n" + "\n".join(absolute)

@@ -29,8 +29,7 @@ pile's contents are given per kind (``unseen``). Masks are exact and never lead 
 ``canonical_order``, ``auto_resolve_forced`` (§10). Rules: ``docs/rules/five_towers.md``.
 """
 
-from tabletop_rl.envs.core.aec import make_env_functions
-
+from ..core.aec import make_env_functions
 from .bots import HeuristicAgent
 from .game import Game, State
 

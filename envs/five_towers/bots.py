@@ -14,9 +14,8 @@ from itertools import combinations
 
 import numpy as np
 
-from tabletop_rl.envs.core.agents import legal_actions
-from tabletop_rl.envs.core.game import Game
-
+from ..core.agents import legal_actions
+from ..core.game import Game
 from .game import BLOCKED, NO_TOWER, NUM_SLOTS, NUM_TYPES, PLACE, TAKE, TEAR_NONE, can_place, tower_score
 
 ROOM = [float(v) for v in range(16)] + [8.0, 0.0]  # by top code: the value, NO_TOWER 8, BLOCKED 0

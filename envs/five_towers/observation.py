@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tabletop_rl.envs.core.layout import Layout
-from tabletop_rl.envs.core.piles import card_depths, first_copies
-
+from ..core.layout import Layout
+from ..core.piles import card_depths, first_copies
 from .cards import NUM_KINDS, NUM_TYPES
 
 if TYPE_CHECKING:

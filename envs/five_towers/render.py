@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tabletop_rl.envs.core.canvas import Canvas, LegendItem, legend_height
-from tabletop_rl.envs.core.game import TERMINAL
-
+from ..core.canvas import Canvas, LegendItem, legend_height
+from ..core.game import TERMINAL
 from .game import EMPTY, NUM_SLOTS, NUM_TYPES, PLACE, PLACED, TAKE, TAKEN, TEAR, TEAR_NONE, TYPE_NAMES
 
 if TYPE_CHECKING:

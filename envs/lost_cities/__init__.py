@@ -22,8 +22,7 @@ index            action                             legal iff
 The observation is egocentric and holds only what its player may know (L30–L34); with 5 colours:
 """
 
-from tabletop_rl.envs.core.aec import make_env_functions
-
+from ..core.aec import make_env_functions
 from .bots import HeuristicAgent
 from .game import Game, State
 

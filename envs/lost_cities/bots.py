@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_rl.envs.core.agents import legal_actions
-
+from ..core.agents import legal_actions
 from .game import Game, expedition_score
 
 NO_ACTION = np.inf

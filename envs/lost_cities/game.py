@@ -15,11 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl.envs.core import options as opt
-from tabletop_rl.envs.core.game import TERMINAL, Fields
-from tabletop_rl.envs.core.game import Game as BaseGame
-from tabletop_rl.envs.core.game import State as BaseState
-
+from ..core import options as opt
+from ..core.game import TERMINAL, Fields
+from ..core.game import Game as BaseGame
+from ..core.game import State as BaseState
 from . import observation as obs
 from .cards import COLOUR_NAMES, HAND_SIZE, MAX_EXTRA_ROUNDS, kind_value
 

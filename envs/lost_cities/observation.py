@@ -17,9 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tabletop_rl.envs.core.layout import Layout, seats_from
-from tabletop_rl.envs.core.piles import card_depths, first_copies
-
+from ..core.layout import Layout, seats_from
+from ..core.piles import card_depths, first_copies
 from .cards import HAND_SIZE, MAX_EXTRA_ROUNDS, MAX_PILE, kind_value
 
 if TYPE_CHECKING:

@@ -50,8 +50,7 @@ position for centralized critics. Options: ``num_players`` (2–4), ``first_play
 ``docs/rules/palazzo.md``.
 """
 
-from tabletop_rl.envs.core.aec import make_env_functions
-
+from ..core.aec import make_env_functions
 from .bots import HeuristicAgent
 from .game import Game, State
 

@@ -20,9 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from tabletop_rl.envs.core.agents import legal_actions
-from tabletop_rl.envs.core.game import Game
-
+from ..core.agents import legal_actions
+from ..core.game import Game
 from .components import (
     ACTION,
     BID,

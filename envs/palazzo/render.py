@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tabletop_rl.envs.core.canvas import Canvas, LegendItem, legend_height
-from tabletop_rl.envs.core.game import TERMINAL
-
+from ..core.canvas import Canvas, LegendItem, legend_height
+from ..core.game import TERMINAL
 from .components import (
     BID,
     DISTRIBUTE,

@@ -47,8 +47,7 @@ holds the whole public position (T65) and the observer's own cards (T66), never 
 players' hands (T67). ``State.global_state()`` is the full position for centralized critics.
 """
 
-from tabletop_rl.envs.core.aec import make_env_functions
-
+from ..core.aec import make_env_functions
 from .bots import HeuristicAgent
 from .game import Game, State
 

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tabletop_rl.envs.core.agents import legal_actions
-from tabletop_rl.envs.core.game import Game
-
+from ..core.agents import legal_actions
+from ..core.game import Game
 from .board import DIST, EMPTY, KING, NEIGH, SQUARES, Board
 from .cards import (
     AP_6,

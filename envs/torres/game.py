@@ -14,11 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl.envs.core import options as opt
-from tabletop_rl.envs.core.game import TERMINAL, Fields
-from tabletop_rl.envs.core.game import Game as BaseGame
-from tabletop_rl.envs.core.game import State as BaseState
-
+from ..core import options as opt
+from ..core.game import TERMINAL, Fields
+from ..core.game import Game as BaseGame
+from ..core.game import State as BaseState
 from . import observation as obs
 from .board import DIST, EMPTY, KING, NONE, SQUARES, Board, square_name
 from .cards import (

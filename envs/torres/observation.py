@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tabletop_rl.envs.core.layout import Layout, seats_from
-
+from ..core.layout import Layout, seats_from
 from .board import MAX_CASTLES, SQUARES
 from .cards import NUM_CARD_TYPES
 

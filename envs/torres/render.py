@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tabletop_rl.envs.core.canvas import Canvas, LegendItem, legend_height
-from tabletop_rl.envs.core.game import TERMINAL
-
+from ..core.canvas import Canvas, LegendItem, legend_height
+from ..core.game import TERMINAL
 from .board import EMPTY, KING, SIZE, square_name
 from .cards import CARD_NAMES, MASTER_NAMES, MASTER_TEXT, MOVE_BLOCK
 from .game import (
