@@ -12,17 +12,16 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .game import Game, State, check_seed
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
-def _refuse_step_after_the_end(agents: list[str]) -> None:
-    """Dead agents are stepped with None while ``agents`` is non-empty (PettingZoo's protocol); once every
-    agent is removed, a step is a bug of the caller (PettingZoo's wrapper would only warn and ignore it)."""
-    if not agents:
-        raise AssertionError("step() was called after the game is over; call reset() to start a new game")
+# Dead agents are stepped with None while ``agents`` is non-empty (PettingZoo's protocol); once every agent is
+# removed, a step is a bug of the caller (PettingZoo's wrapper would only warn and ignore it).
+GAME_OVER = "step() was called after the game is over; call reset() to start a new game"
 
 
 class TabletopEnv(AECEnv):
@@ -100,7 +99,8 @@ class TabletopEnv(AECEnv):
         return {"observation": self.game_state.observation(self.agent_name_mapping[agent]), "action_mask": mask}
 
     def step(self, action: Any) -> None:
-        _refuse_step_after_the_end(self.agents)
+        if not self.agents:
+            raise AssertionError(GAME_OVER)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -190,13 +190,21 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper``, refusing what the bare env refuses before any wrapper changes
     its own state: a bad seed, and a step after the game is over (which PettingZoo only warns about)."""
 
+    def __init__(self, env: AECEnv):
+        super().__init__(env)
+        self._bare = env.unwrapped  # read on every step: not through the wrappers' __getattr__ chain
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         super().reset(seed=check_seed(seed), options=options)
 
     def step(self, action: Any) -> None:
-        if self._has_reset:
-            _refuse_step_after_the_end(self.agents)
-        super().step(action)
+        # PettingZoo's step, but a step after the end raises instead of warning
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        if not self._bare.agents:
+            raise AssertionError(GAME_OVER)
+        self._has_updated = True
+        self.env.step(action)
 
 
 def make_env_functions(game_class: type[Game], doc: str, module: str) -> tuple[type[TabletopEnv], Any]:
