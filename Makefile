@@ -29,9 +29,10 @@ test: setup
 train: setup
 	$(PY) -m tabletop_rl.training.train --config configs/lost_cities.yaml
 
-## Throughput of every game against PettingZoo's connect_four.
+## Throughput of every game against PettingZoo's connect_four; learner steps/s of a Gymnasium id under make_vec.
 bench: setup
 	$(PY) benchmarks/throughput.py
+	$(PY) benchmarks/vector_throughput.py
 
 lint: setup
 	$(PY) -m ruff check envs training tests benchmarks examples tabletop_rl
