@@ -13,12 +13,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: 2.13.0 is the CPU build available offline on this machine
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ".[train,bench,dev]"
+	$(PY) -m pip install --quiet -e ".[train,bench,dev,torchrl]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 
 ## Run the whole test suite (what CI runs).
 test: setup
+	$(PY) -c "import torchrl"  # pytest would only skip tests/test_torchrl.py without it
 	@$(PY) -m pytest -q -n auto; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: the suite is broken" >&2; fi; \
 	exit $$status
@@ -29,9 +30,10 @@ test: setup
 train: setup
 	$(PY) -m tabletop_rl.training.train --config configs/lost_cities.yaml
 
-## Throughput of every game against PettingZoo's connect_four.
+## Throughput of every game against PettingZoo's connect_four; learner steps/s of a Gymnasium id under make_vec.
 bench: setup
 	$(PY) benchmarks/throughput.py
+	$(PY) benchmarks/vector_throughput.py
 
 lint: setup
 	$(PY) -m ruff check envs training tests benchmarks examples tabletop_rl

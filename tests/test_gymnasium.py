@@ -21,6 +21,7 @@ from gymnasium.utils.env_checker import check_env
 from tabletop_rl import envs
 from tabletop_rl.envs.core.registry import game_module
 from tabletop_rl.training.runtime.policy import PolicyAgent, PolicyFileError
+from tests.doc_snippets import run_section
 from tests.policy_helpers import random_policy_file
 
 ROOT = Path(__file__).parent.parent
@@ -202,21 +203,118 @@ def test_a_policy_for_another_game_fails_at_make(tmp_path):
 
 
 
+AUTORESET = gymnasium.vector.AutoresetMode
+
+
+def vector_env(mode: str, autoreset: AUTORESET = AUTORESET.NEXT_STEP) -> gymnasium.vector.VectorEnv:
+    return gymnasium.make_vec(env_id("lost_cities"), num_envs=2, vectorization_mode=mode, opponent="heuristic",
+                              vector_kwargs={"autoreset_mode": autoreset})
+
+
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random legal action per row of ``masks``; 0 for an all-zero row (a step that autoreset ignores)."""
+    return (rng.random(masks.shape) * masks).argmax(axis=1)
+
+
+@pytest.mark.parametrize("autoreset", [AUTORESET.NEXT_STEP, AUTORESET.SAME_STEP], ids=lambda mode: mode.name)
 @pytest.mark.parametrize("mode", ["sync", "async"])
-def test_vector_envs(mode):
-    """gymnasium.make_vec: masks stack to (num_envs, num_actions); a finished env's mask is all zeros and its
-    next action is ignored (Gymnasium's autoreset)."""
-    env = gymnasium.make_vec(env_id("lost_cities"), num_envs=2, vectorization_mode=mode, opponent="heuristic")
+def test_vector_envs_stack_the_masks_and_autoreset_as_declared(mode, autoreset):
+    """make_vec: the masks stack to (num_envs, num_actions), ``call("action_masks")`` gives the same, and the
+    metadata's autoreset mode is what happens at an end: NEXT_STEP returns the all-zero mask of the ended game,
+    then a step that ignores its action and only resets (the env itself refuses a step after the end); SAME_STEP
+    returns the next game's mask at once and the end in ``info["final_info"]``."""
+    env = vector_env(mode, autoreset)
+    assert env.metadata["autoreset_mode"] == autoreset
     _, info = env.reset(seed=0)
-    rng, finished = np.random.default_rng(0), 0
-    for _ in range(250):
-        assert info["action_mask"].shape == (2, 106)
-        actions = [rng.choice(np.flatnonzero(mask)) if mask.any() else 0 for mask in info["action_mask"]]
-        _, _, terminated, _, info = env.step(np.array(actions))
-        finished += terminated.sum()
-        assert not info["action_mask"][terminated].any() and info["action_mask"][~terminated].any(axis=1).all()
+    rng, ended, finished = np.random.default_rng(0), np.zeros(2, bool), 0
+    while finished < 3:
+        masks = info["action_mask"]
+        assert masks.shape == (2, 106) and masks.dtype == np.int8
+        np.testing.assert_array_equal(np.stack(env.call("action_masks")), masks.astype(bool))
+        np.testing.assert_array_equal(masks.any(axis=1), ~ended if autoreset == AUTORESET.NEXT_STEP else True)
+        _, rewards, terminated, truncated, info = env.step(random_legal(masks, rng))
+        if autoreset == AUTORESET.NEXT_STEP:
+            assert not rewards[ended].any() and not terminated[ended].any()
+        ended = terminated | truncated
+        finished += ended.sum()
+        end_info = info.get("final_info", {}) if autoreset == AUTORESET.SAME_STEP else info
+        np.testing.assert_array_equal(end_info.get("_scores", np.zeros(2, bool)), ended)
+        assert set(rewards[ended]) <= {-1.0, 0.0, 1.0}
     env.close()
-    assert finished >= 2
+
+
+def test_vector_envs_are_reproducible_with_seeds():
+    """``reset(seed=s)`` seeds copy i with s + i: the same seed gives the same games, sync or async, and copy 1 deals
+    what ``gymnasium.make``'s env deals after ``reset(seed=s + 1)``."""
+    def trajectory(mode: str) -> list[tuple]:
+        env = vector_env(mode)
+        rng, steps = np.random.default_rng(1), [env.reset(seed=5)]
+        for _ in range(120):  # past the end of a game
+            steps.append(env.step(random_legal(steps[-1][-1]["action_mask"], rng)))
+        env.close()
+        assert any(terminated.any() for _, _, terminated, _, _ in steps[1:])
+        return steps
+
+    sync = trajectory("sync")
+    for again in (trajectory("sync"), trajectory("async")):
+        assert gymnasium.utils.env_checker.data_equivalence(sync, again, exact=True)
+    obs, info = gymnasium.make(env_id("lost_cities"), opponent="heuristic").reset(seed=6)
+    np.testing.assert_array_equal(sync[0][0][1], obs)
+    assert sync[0][1]["seat"][1] == info["seat"] and not np.array_equal(sync[0][0][0], obs)
+
+
+def test_vector_envs_without_autoreset_leave_the_reset_to_the_caller():
+    """DISABLED: a finished copy keeps its all-zero mask until ``reset(options={"reset_mask": ...})`` deals anew."""
+    env = vector_env("sync", AUTORESET.DISABLED)
+    _, info = env.reset(seed=0)
+    rng, ended = np.random.default_rng(0), np.zeros(2, bool)
+    while not ended.any():
+        _, _, terminated, truncated, info = env.step(random_legal(info["action_mask"], rng))
+        ended = terminated | truncated
+    assert not info["action_mask"][ended].any()
+    env.reset(options={"reset_mask": ended})
+    masks = np.stack(env.call("action_masks"))  # the reset copies' new masks, the others' as they were
+    assert masks.any(axis=1).all()
+    _, _, terminated, _, info = env.step(random_legal(masks, rng))
+    assert info["action_mask"].shape == (2, 106)
+
+
+def test_action_masks_before_reset_is_refused():
+    message = "^action_masks\\(\\) was called before reset\\(\\)$"
+    with pytest.raises(ValueError, match=message):
+        gymnasium.make(env_id("lost_cities")).unwrapped.action_masks()
+    with pytest.raises(ValueError, match=message):
+        vector_env("sync").call("action_masks")
+
+
+def test_sb3_vec_envs_give_maskable_ppo_every_copys_mask():
+    """sb3-contrib reads an SB3 VecEnv's masks with ``env_method("action_masks")``: every copy's current mask, the
+    next game's right after an end (SB3's vector envs reset a finished copy inside the step)."""
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(env_id("lost_cities"), n_envs=2, seed=0,
+                        env_kwargs={"opponent": "heuristic", "render_mode": None})
+    venv.reset()
+    assert is_masking_supported(venv)
+    rng, finished = np.random.default_rng(0), 0
+    while finished < 2:
+        masks = get_action_masks(venv)
+        assert masks.shape == (2, 106) and masks.dtype == bool and masks.any(axis=1).all()
+        _, _, dones, infos = venv.step(random_legal(masks, rng))
+        for i in np.flatnonzero(dones):
+            assert "terminal_observation" in infos[i] and "scores" in infos[i]
+        finished += dones.sum()
+
+
+def test_the_interop_doc_vector_env_snippets_run():
+    """docs/interop.md, "Gymnasium vector envs": four finished games and a MaskablePPO that learned on SB3's
+    vector env of the id."""
+    snippet = run_section("docs/interop.md", "Gymnasium vector envs")
+    assert len(snippet["finished"]) >= 4
+    assert all(reward in (-1, 0, 1) and len(scores) == 2 for reward, scores in snippet["finished"])
+    assert snippet["model"].num_timesteps >= 128
+
 
 NO_TORCH = """
 import sys

@@ -98,7 +98,10 @@ class SingleSeatEnv(gym.Env):
                 bool(self.aec.truncations[learner]), info)
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as bool (all False once the episode is over)."""
+        """The learner's legal actions as bool (all False once the episode is over); what sb3-contrib's MaskablePPO
+        asks every env of a VecEnv for (``env_method("action_masks")``)."""
+        if self.aec.game_state is None:
+            raise ValueError("action_masks() was called before reset()")
         return self._mask().astype(bool)
 
     def render(self) -> str | None:
