@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop_rl.training.runtime.files import atomic_write
+from tabletop_rl.envs.core.files import atomic_write
 from tabletop_rl.training.stopping import SIGNALS
 from tests.test_training import tiny_config
 

@@ -21,9 +21,9 @@ import numpy as np
 
 from ... import envs
 from ...envs.core.agents import Agent, SeatView, pass_view
+from ...envs.core.files import new_folder
 from ...envs.core.match import first_place_shares, play_game, score_margins
 from ..runtime.agents import SUFFIX, agent_factory
-from ..runtime.files import new_folder
 from ..stopping import results, worker_pool
 from .stats import Z95, Estimate, Rating, bradley_terry, mean_interval, openskill_ratings, wilson
 

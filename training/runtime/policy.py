@@ -23,8 +23,8 @@ import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save as safetensors_bytes
 
+from ...envs.core.files import atomic_write, file_kind, parse_json
 from ...envs.core.game import Game
-from .files import atomic_write
 
 POLICY_FORMAT, CHECKPOINT_FORMAT, FORMAT_VERSION = "tabletop-rl-policy", "tabletop-rl-checkpoint", "1"
 CHECKPOINT_PREFIXES = ("optimizer/", "pool/", "rng/")  # training state a checkpoint adds to the policy
@@ -278,7 +278,7 @@ def _safetensors_header(path: Path) -> tuple[dict[str, str], dict[str, tuple[tup
     try:
         mode = path.stat().st_mode
         if not stat.S_ISREG(mode):  # never opened: a FIFO would block, /dev/zero never ends
-            raise PolicyFileError(f"{path} is {_file_kind(mode)}, not a regular file: expected {EXPECTED}")
+            raise PolicyFileError(f"{path} is {file_kind(mode)}, not a regular file: expected {EXPECTED}")
         with open(path, "rb") as f:
             head = f.read(8)
             length = int.from_bytes(head, "little")
@@ -361,16 +361,9 @@ def _parse_info(path: Path, text: str | None) -> PolicyInfo:
 def _json(path: Path, text: str | bytes, what: str) -> Any:
     """The JSON document ``text`` of the file ``path``, or one line naming the file if it is none."""
     try:
-        return json.loads(text.decode() if isinstance(text, bytes) else text)
-    except RecursionError:
-        reason = "nested too deeply"
-    except json.JSONDecodeError as error:
-        reason = str(error)
-    except UnicodeDecodeError:
-        reason = "not UTF-8 text"
-    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
-        reason = "an integer has too many digits"
-    raise PolicyFileError(f"{path}: {what} is not valid JSON ({reason})")
+        return parse_json(text)
+    except ValueError as reason:
+        raise PolicyFileError(f"{path}: {what} is not valid JSON ({reason})") from None
 
 
 def _info_problem(doc: Any) -> str | None:
@@ -415,8 +408,3 @@ def _sniff(head: bytes) -> str | None:
         return "the file is empty"
     return next((what for magic, what in MAGIC.items() if head.startswith(magic)), None)
 
-
-def _file_kind(mode: int) -> str:
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
-             (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
-    return next((name for test, name in kinds if test(mode)), "a special file")
