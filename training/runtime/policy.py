@@ -33,6 +33,7 @@ MAX_POOL, STATE_SLACK = 64, 2**16  # a checkpoint's snapshots; the bytes of its 
 MAX_HEADER_BYTES = 2**20  # a checkpoint of MAX_POOL snapshots of MAX_LAYERS layers needs about 600 KB
 Weights = dict[str, np.ndarray]  # a network's tensors by name
 EXPECTED = "a tabletop-rl policy (.safetensors written by tabletop_rl.training.train)"
+TOP_MOVES = 5  # the likeliest moves a policy agent notes for a game record
 
 
 def _relu(x: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -177,16 +178,33 @@ class PolicyAgent:
         self.policy = policy
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
+        self._last: tuple[np.ndarray, np.ndarray] | None = None  # the last decision's observation and mask
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask, dtype=bool)
         if not mask.any():
             raise ValueError("PolicyAgent.act: the action mask has no legal action")
+        self._last = (observation, mask)
         logits = np.where(mask, self.policy.logits(observation, copy=False), -np.inf)
         if self.deterministic:
             return int(np.argmax(logits))
         cdf = np.cumsum(np.exp(logits - logits.max(), dtype=np.float64))  # illegal actions add 0: never drawn
         return int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
+
+    def notes(self) -> dict[str, Any] | None:
+        """Its last decision's notes for a game record: the policy's likeliest legal moves with their
+        probabilities (at most ``TOP_MOVES``) and the critic's value of the position, in the scale of the reward
+        it was trained on (computed when asked)."""
+        if self._last is None:
+            return None
+        observation, mask = self._last
+        legal = np.flatnonzero(mask)
+        logits = self.policy.logits(observation)[legal].astype(np.float64)
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        top = np.argsort(-p, kind="stable")[:TOP_MOVES]
+        return {"policy": {"top": [{"action": int(legal[i]), "probability": float(p[i])} for i in top],
+                           "value": float(self.policy.value(observation))}}
 
 
 # ----------------------------------------------------------------------------- writing
