@@ -332,6 +332,10 @@ def test_play_records_the_game_and_prints_the_path(tmp_path):
     play("lost_cities", ["random"], seat=1, seed=4, input_stream=Answers(), output_stream=io.StringIO(),
          record_dir=tmp_path)
     assert len(list(tmp_path.iterdir())) == 2  # the same second: another name, never an overwrite
+    out = io.StringIO()
+    play("lost_cities", ["random"], seat=1, seed=4, input_stream=Answers(), output_stream=out,
+         record_dir=path)  # a file, not a folder
+    assert out.getvalue().splitlines()[-1] == f"The record of this game could not be written in {path}: File exists"
 
 
 def test_play_command_records_by_default_even_an_abandoned_game(tmp_path, monkeypatch, capsys):
@@ -412,3 +416,18 @@ def test_the_api_is_exported_everywhere():
     assert tabletop_rl.load_record is tabletop_rl.envs.load_record is load_record
     assert tabletop_rl.Record is Record and tabletop_rl.RecordError is RecordError
     assert issubclass(RecordError, ValueError)
+
+
+def test_the_example_in_the_docs_is_a_record(tmp_path):
+    """docs/records.md's example loads (an unfinished game), and its field table names every field it has."""
+    doc = (ROOT / "docs" / "records.md").read_text()
+    example = re.search(r"### Example.*?```json\n(.*?)```", doc, re.S).group(1)
+    (tmp_path / "example.json").write_text(example)
+    record = load_record(tmp_path / "example.json")
+    assert record.result is None and record.decisions[2].notes["search"]["candidates"][0]["worlds"] == 8
+    assert record.state(0).action_to_string(83) == "discard green 4"  # as the text says
+    fields = {"format", "version", "game", "options", "seed", "agents", "decisions", "decisions[k].seat",
+              "decisions[k].action", "decisions[k].notes", "result", "result.returns", "result.scores",
+              "result.truncated", "info", "notes.policy.top", "notes.policy.value", "notes.search.measure",
+              "notes.search.candidates"}
+    assert set(re.findall(r"^\| `([^`]+)` \|", doc, re.M)) == fields

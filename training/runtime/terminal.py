@@ -208,10 +208,15 @@ def play(game_name: str, opponents: Sequence[str], *, seat: int | str = "random"
     if record_dir is not None:
         record = Record.played(env, [HUMAN if s == human else specs[s] for s in range(n)], decisions,
                                {"command": "play"})
-        path = write_new(Path(record_dir) / f"{game.name}-{time.strftime('%Y%m%d-%H%M%S')}.json",
-                         record.to_json().encode())
-        print(f"The record of this game{'' if returns is not None else ' (unfinished)'}: {path}; replay it with: "
-              + command("tabletop_rl.training.replay", path), file=out, flush=True)
+        try:
+            path = write_new(Path(record_dir) / f"{game.name}-{time.strftime('%Y%m%d-%H%M%S')}.json",
+                             record.to_json().encode())
+        except OSError as error:  # a --record that is a file, a folder not writable: the game is not lost for it
+            print(f"The record of this game could not be written in {record_dir}: {error.strerror or error}",
+                  file=out, flush=True)
+        else:
+            print(f"The record of this game{'' if returns is not None else ' (unfinished)'}: {path}; replay it "
+                  "with: " + command("tabletop_rl.training.replay", path), file=out, flush=True)
     return returns
 
 
