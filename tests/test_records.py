@@ -282,7 +282,7 @@ def test_evaluate_command_writes_one_file_per_game(tmp_path, capsys):
     printed = capsys.readouterr().out
     files = sorted((tmp_path / "records").iterdir())
     assert [f.name for f in files] == ["table0-deal0-rotation0.json", "table0-deal0-rotation1.json"]
-    assert f"the records of the 2 games are in {tmp_path / 'records'}; replay one with: " in printed
+    assert f"the records of the 2 games played are in {tmp_path / 'records'}; replay one with: " in printed
     assert [load_record(f).result.scores for f in files] == [r.scores for r in results.records]
     evaluate.main([*args, "--workers", "2"])  # a second tournament never writes into the first one's folder
     assert f"are in {tmp_path / 'records'}-2;" in capsys.readouterr().out

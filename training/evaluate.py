@@ -2,9 +2,10 @@
 
     python -m tabletop_rl.training.evaluate lost_cities random heuristic runs/lost_cities/policy.safetensors --games 100
     python -m tabletop_rl.training.evaluate five_towers random heuristic --players 3 --set final_partial_round=False
+    python -m tabletop_rl.training.evaluate lost_cities search heuristic --games 20 --record runs/eval/records
 
 The command line over :func:`tabletop_rl.training.evaluation.tournament.tournament`; tables, seats, outcomes,
-intervals, ratings and outputs are described in docs/training.md.
+intervals, ratings and outputs are described in docs/training.md, the game records in docs/records.md.
 """
 
 from __future__ import annotations
@@ -48,18 +49,18 @@ def main(argv: Sequence[str] | None = None) -> Results:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     record_dir: Path | None = None  # made when the first game ends: a refused tournament leaves no folder
-    recorded = 0
 
     def write_record(name: str, record: Record) -> None:
-        nonlocal record_dir, recorded
+        nonlocal record_dir
         record_dir = record_dir or new_folder(args.record)
         atomic_write(record_dir / name, record.to_json().encode())
-        recorded += 1
+
+    def recorded() -> str:
+        return f"the records of the {len(list(record_dir.glob('*.json')))} games played are in {record_dir}"
 
     def kept() -> str:
         results = "a tournament writes its results when it ends"
-        return f"nothing written: {results}" if record_dir is None else \
-            f"the records of the {recorded} games played are in {record_dir}; {results}"
+        return f"nothing written: {results}" if record_dir is None else f"{recorded()}; {results}"
 
     try:
         with stoppable(parser.prog, kept):
@@ -73,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> Results:
     print(results.to_markdown())
     print(f"written to {paths['markdown'].parent}: " + ", ".join(p.name for p in paths.values()))
     if record_dir is not None:
-        print(f"the records of the {recorded} games are in {record_dir}; replay one with: "
+        print(f"{recorded()}; replay one with: "
               + command("tabletop_rl.training.replay", min(record_dir.glob("*.json"))))
     if "plot" not in paths:
         print("(no tournament.png: matplotlib is not installed; pip install -e '.[plot]')")

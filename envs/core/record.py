@@ -74,7 +74,8 @@ class Record:
     agent spec (``"human"`` for a person), the decisions in order, the result (None if the game was left
     unfinished) and ``info``, free-form facts about where it was played (never interpreted).
 
-    :func:`load_record` reads one; :meth:`states` and :meth:`state` replay it; :meth:`save` writes it.
+    :func:`load_record` reads one; :meth:`states` and :meth:`state` replay it, :meth:`check` all of it;
+    :meth:`save` writes it.
     """
 
     game: str
@@ -96,6 +97,7 @@ class Record:
 
     # ----------------------------------------------------------------- replay
     def new_game(self) -> Game:
+        """``Game(**options)`` of the record's game (:class:`RecordError` if there is no such game or option)."""
         return self._game("record")
 
     def states(self) -> Iterator[tuple[State, Decision | None]]:
