@@ -29,10 +29,10 @@ from pathlib import Path
 import numpy as np
 
 import tabletop_rl
+from tabletop_rl.envs.core.files import atomic_write
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training.evaluation.stats import mean_interval
 from tabletop_rl.training.runtime.agents import load_agent
-from tabletop_rl.training.runtime.files import atomic_write
 from tabletop_rl.training.runtime.search import SearchAgent, SearchSettings
 
 BASELINE = "worlds=32"  # the default search

@@ -8,6 +8,8 @@ This folder is the package ``tabletop_rl.envs`` (``tabletop_rl.make`` is its ``m
 
 ``import tabletop_rl`` also registers ``pettingzoo.make("aec", "tabletop/<game>-v0")`` (here) and the single-agent
 ``gymnasium.make("tabletop/<game>-v0", opponent="heuristic")`` (in ``tabletop_rl``: the env is in ``training``).
+
+``tabletop_rl.load_record(path)`` reads a game record and replays it (``record.states()``; docs/records.md).
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ if __name__ != "tabletop_rl.envs":  # a second copy under another name would hav
                       "tabletop_rl.envs")
 
 from .core.game import TERMINAL, Game, State
+from .core.record import Record, RecordError, load_record
 from .core.registry import game_class, game_module, list_games, register
 
-__all__ = ["TERMINAL", "Game", "State", "game_class", "list_games", "make", "register"]
+__all__ = ["TERMINAL", "Game", "Record", "RecordError", "State", "game_class", "list_games", "load_record", "make",
+           "register"]
 
 register("lost_cities", "tabletop_rl.envs.lost_cities")
 register("five_towers", "tabletop_rl.envs.five_towers")

@@ -7,10 +7,12 @@
 >>> raw = tabletop_rl.make("lost_cities", wrapped=False, n_colours=6)
 >>> env.reset(seed=0)
 >>> env.state()                                     # the global state vector, for centralized critics
+>>> record = tabletop_rl.load_record("runs/games/lost_cities-20260101-120000.json")  # a played game
+>>> for state, decision in record.states(): ...     # every position, with the decision taken there
 
 * :mod:`tabletop_rl.envs` — the rules engines and their PettingZoo envs (the folder ``envs/`` of the repository).
 * :mod:`tabletop_rl.training` — MaskablePPO and RLlib training, evaluation, play (the folder ``training/``):
-  ``python -m tabletop_rl.training.train``, ``.evaluate``, ``.play``, ``.expert_iteration``, ``.rllib``.
+  ``python -m tabletop_rl.training.train``, ``.evaluate``, ``.play``, ``.replay``, ``.expert_iteration``, ``.rllib``.
 
 ``import tabletop_rl`` also registers ``pettingzoo.make("aec", "tabletop/<game>-v0")`` and the single-agent
 ``gymnasium.make("tabletop/<game>-v0", opponent="heuristic")`` (one seat against built-in opponents).
@@ -47,7 +49,18 @@ if not os.path.isdir(os.path.join(__path__[0], "envs")):
     _map("training")
 
 from . import envs, training  # noqa: E402
-from .envs import TERMINAL, Game, State, game_class, list_games, make, register  # noqa: E402
+from .envs import (  # noqa: E402
+    TERMINAL,
+    Game,
+    Record,
+    RecordError,
+    State,
+    game_class,
+    list_games,
+    load_record,
+    make,
+    register,
+)
 
 
 def _register_with_gymnasium() -> None:
@@ -65,4 +78,5 @@ def _register_with_gymnasium() -> None:
 
 _register_with_gymnasium()
 
-__all__ = ["TERMINAL", "Game", "State", "envs", "game_class", "list_games", "make", "register", "training"]
+__all__ = ["TERMINAL", "Game", "Record", "RecordError", "State", "envs", "game_class", "list_games", "load_record",
+           "make", "register", "training"]

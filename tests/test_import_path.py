@@ -158,12 +158,12 @@ NOT_IN_THE_LIGHT_INSTALL = ("torch", "stable_baselines3", "sb3_contrib", "matplo
 
 
 def test_play_time_and_evaluation_need_no_torch():
-    """Every module of ``training/runtime`` and ``training/evaluation``, the commands ``play`` and ``evaluate`` and
-    what the commands share import with the training extras missing (``None`` in ``sys.modules`` fails an import);
-    ``train`` says which extra it needs."""
+    """Every module of ``training/runtime`` and ``training/evaluation``, the commands ``play``, ``evaluate``,
+    ``replay`` and what the commands share import with the training extras missing (``None`` in ``sys.modules``
+    fails an import); ``train`` says which extra it needs."""
     modules = ["tabletop_rl.training." + ".".join(path.relative_to(ROOT / "training").with_suffix("").parts)
                for folder in ("runtime", "evaluation") for path in sorted((ROOT / "training" / folder).glob("*.py"))]
-    modules += [f"tabletop_rl.training.{name}" for name in ("play", "evaluate", "cli", "shell", "stopping")]
+    modules += [f"tabletop_rl.training.{name}" for name in ("play", "evaluate", "replay", "cli", "shell", "stopping")]
     code = (f"import importlib, sys\nsys.modules.update(dict.fromkeys({NOT_IN_THE_LIGHT_INSTALL!r}))\n"
             f"for name in {modules!r}:\n    importlib.import_module(name)\n"
             "import tabletop_rl.training.train\n")

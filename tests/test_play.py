@@ -123,13 +123,14 @@ def test_outcome(returns, seat, message):
     assert outcome(returns, seat) == message
 
 
-def test_command_line(monkeypatch, capsys):
+def test_command_line(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)  # the game's record goes to runs/games/ (tests/test_records.py)
     monkeypatch.setattr("sys.stdin", io.StringIO("1\nq\n"))
     assert main(["lost_cities", "--opponent", "random", "--seat", "0", "--seed", "2",
                  "--set", "n_colours=6"]) is None
     printed = capsys.readouterr().out
     assert "You are player 0; player 1 is random." in printed and "purple" in printed
-    assert "Game abandoned." in printed
+    assert "Game abandoned." in printed and "The record of this game (unfinished): runs/games/" in printed
     with pytest.raises(SystemExit):
         main(["lost_cities", "--seat", "north"])
     assert "expected a seat number or 'random'" in capsys.readouterr().err

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop_rl.training.runtime.files import atomic_write
+from tabletop_rl.envs.core.files import atomic_write
 from tabletop_rl.training.stopping import SIGNALS
 from tests.test_training import tiny_config
 
@@ -111,14 +111,20 @@ def test_expert_iteration_stops_its_workers_and_keeps_whole_chunks(tmp_path, sig
             assert len(data["margins"]) == 20
 
 
-def test_evaluate_stops_its_workers(tmp_path):
+@pytest.mark.parametrize("record", [False, True], ids=["plain", "--record"])
+def test_evaluate_stops_its_workers(tmp_path, record):
+    """With ``--record``, the records of the games played are kept (SIGTERM comes once there is one)."""
+    records = tmp_path / "records"
     code, stderr = stop(tmp_path, ["-m", "tabletop_rl.training.evaluate", "lost_cities", "heuristic", "random",
-                                   "--games", "20000", "--workers", "2", "--quiet"], processes=3,
-                        signum=signal.SIGTERM)
+                                   "--games", "20000", "--workers", "2", "--quiet",
+                                   *(["--record", str(records)] if record else [])], processes=3,
+                        signum=signal.SIGTERM, ready=lambda: not record or any(records.glob("*.json")))
     assert code == 143
+    kept = "nothing written:" if not record else \
+        f"the records of the {len(list(records.iterdir()))} games played are in {records};"
     assert one_line(stderr, "SIGTERM", "python -m tabletop_rl.training.evaluate").endswith(
-        "nothing written: a tournament writes its results when it ends")
-    assert not (tmp_path / "runs").exists()
+        f"; {kept} a tournament writes its results when it ends")
+    assert not (tmp_path / "runs").exists() and not list(records.glob("*.tmp"))
 
 
 def test_train_stops_its_warm_start_workers(tmp_path):

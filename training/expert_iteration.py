@@ -15,10 +15,10 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from .. import envs
+from ..envs.core.files import atomic_write, new_folder
 from . import cli
 from .ppo.expert_iteration import Settings, keep_previous, recorded_games, run
 from .runtime.agents import load_agent, policy_path
-from .runtime.files import atomic_write, new_folder
 from .stopping import stoppable
 
 

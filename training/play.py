@@ -5,7 +5,8 @@
     python -m tabletop_rl.training.play five_towers --set num_players=3 --opponent heuristic random
 
 The command line over :func:`tabletop_rl.training.runtime.terminal.play`; how a game in the terminal goes is
-in docs/training.md ("Play in the terminal").
+in docs/training.md ("Play in the terminal"). Every game is recorded (docs/records.md), in runs/games/ unless
+told otherwise.
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
 from .. import envs
 from . import cli
 from .runtime.terminal import play
+
+RECORDS = Path("runs") / "games"
 
 
 def _seat(text: str) -> int | str:
@@ -40,9 +44,14 @@ def main(argv: Sequence[str] | None = None) -> np.ndarray | None:
     parser.add_argument("--seed", type=cli.seed, help="seed for the deal, the seats and the opponents")
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                         help="game option (value read as YAML), repeatable, e.g. --set rounds=3")
+    recording = parser.add_mutually_exclusive_group()
+    recording.add_argument("--record", type=Path, default=RECORDS, metavar="DIR",
+                           help=f"folder for the game's record, a new file in it (default {RECORDS})")
+    recording.add_argument("--no-record", dest="record", action="store_const", const=None, help="keep no record")
     args = parser.parse_args(argv)
     try:
-        return play(args.game, args.opponent, seat=args.seat, seed=args.seed, options=cli.game_options(args.set))
+        return play(args.game, args.opponent, seat=args.seat, seed=args.seed, options=cli.game_options(args.set),
+                    record_dir=args.record)
     except ValueError as error:  # bad options, unknown agents, files that are not policies: one line
         parser.error(str(error))
     except KeyboardInterrupt:

@@ -21,11 +21,11 @@ except ModuleNotFoundError as error:
     raise SystemExit(f"training needs the 'train' extra ({error.name} is not installed): "
                      "pip install -e '.[train]'  (or: make setup)") from None
 
+from ..envs.core.files import new_folder
 from .cli import ArgumentParser
 from .ppo.checkpoint import Checkpoint, latest_checkpoint, resume_point
 from .ppo.config import RESUMABLE_KEYS, Config, dump, load_config, saved_config
 from .ppo.report import describe, next_steps
-from .runtime.files import new_folder
 from .shell import command
 from .stopping import exit_code, stoppable
 

@@ -34,7 +34,8 @@ class TabletopEnv(AECEnv):
     * Rewards are terminal only: ``State.returns()`` (zero-sum, in [-1, 1]) when the game ends.
       A turn cap ends the episode with ``truncations`` set and zero rewards.
     * ``state()`` / ``state_space``: the global state for centralized critics (``State.global_state``).
-    * ``env.unwrapped.game_state`` is the engine state (``tabletop_rl.envs.core.game.State``), for analysis and search.
+    * ``env.unwrapped.game_state`` is the engine state (``tabletop_rl.envs.core.game.State``), for analysis and search;
+      ``env.unwrapped.game_seed`` its seed: ``game.new_initial_state(game_seed)`` is the game's first position.
     * ``reset(seed=s)`` makes the whole episode reproducible; a later ``reset()`` without a seed
       continues the same seeded sequence of games. A seed is None or a non-negative integer.
     * Once every agent has been stepped out (``agents`` is empty), ``step()`` raises ``AssertionError``
@@ -67,6 +68,7 @@ class TabletopEnv(AECEnv):
         state_layout = self.game.state_layout
         self.state_space = spaces.Box(*state_layout.bounds(), shape=(state_layout.size,), dtype=np.float32)
         self.game_state: State | None = None
+        self.game_seed: int | None = None
         self._episode_seeds: np.random.Generator | None = None
 
     # ----------------------------------------------------------------- spaces
@@ -83,7 +85,8 @@ class TabletopEnv(AECEnv):
         seed = check_seed(seed)
         if seed is not None or self._episode_seeds is None:
             self._episode_seeds = np.random.default_rng(seed)
-        self.game_state = self.game.new_initial_state(int(self._episode_seeds.integers(2**63)))
+        self.game_seed = int(self._episode_seeds.integers(2**63))
+        self.game_state = self.game.new_initial_state(self.game_seed)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -11,6 +11,9 @@ positions to play out. It may define ``attach(view)``; whoever drives the game
 it a :class:`SeatView` at the start of every game. The view samples full states consistent with what the seat has
 seen (``State.sample_hidden``, which depends
 only on that seat's information and the generator) and never gives out the live state.
+
+An agent may also say what it thought of its last decision (``notes()``, :func:`agent_notes`), which a game record
+keeps beside the decision.
 """
 
 from __future__ import annotations
@@ -51,6 +54,13 @@ def attach_view(agent: Agent, live: Callable[[], State], seat: int) -> None:
     """Give ``agent`` a :class:`SeatView` of ``seat`` if it asks for one (defines ``attach``)."""
     if hasattr(agent, "attach"):
         agent.attach(SeatView(live, seat))
+
+
+def agent_notes(agent: Agent) -> dict | None:
+    """What ``agent`` noted about its last decision, if it notes anything (defines ``notes()``): a game record's
+    per-decision notes (docs/records.md: its likeliest moves with their probabilities, its value estimate, a
+    search's candidates). Asked for only when a game is recorded; asking changes nothing the agent does."""
+    return agent.notes() if hasattr(agent, "notes") else None
 
 
 def pass_view(agent: Agent, view: SeatView) -> None:

@@ -12,15 +12,19 @@ from collections.abc import Sequence
 import numpy as np
 from pettingzoo import AECEnv
 
-from .agents import Agent, attach_view
+from .agents import Agent, agent_notes, attach_view
+from .record import Decision
 
 
-def play_game(env: AECEnv, agents: Sequence[Agent], seed: int | None = None) -> tuple[np.ndarray, list | None]:
+def play_game(env: AECEnv, agents: Sequence[Agent], seed: int | None = None,
+              decisions: list[Decision] | None = None) -> tuple[np.ndarray, list | None]:
     """Reset ``env`` with ``seed`` and play it out; ``agents[i]`` plays ``env.possible_agents[i]``.
 
     Returns ``(returns, scores)``: the final reward of each seat (float array in seat order) and the
     game's ``infos[...]["scores"]`` at the end (``None`` if the game reports none). Agents that search
     (define ``attach``) get their seat's :class:`~tabletop_rl.envs.core.agents.SeatView` of this game first.
+    With a list ``decisions``, every decision is appended to it as it is made, with its agent's notes:
+    ``Record.played(env.unwrapped, specs, decisions)`` is then the game's record, even one left unfinished.
     """
     seats = {name: i for i, name in enumerate(env.possible_agents)}
     if len(agents) != len(seats):
@@ -41,7 +45,11 @@ def play_game(env: AECEnv, agents: Sequence[Agent], seed: int | None = None) -> 
             scores = info.get("scores", scores)
             env.step(None)
             continue
-        env.step(agents[seats[name]].act(observation["observation"], observation["action_mask"]))
+        agent = agents[seats[name]]
+        action = agent.act(observation["observation"], observation["action_mask"])
+        if decisions is not None:
+            decisions.append(Decision(seats[name], int(action), agent_notes(agent)))
+        env.step(action)
     return returns, scores
 
 

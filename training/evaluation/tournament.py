@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 
 from ... import envs
-from ...envs.core.agents import Agent, SeatView, pass_view
+from ...envs.core.agents import Agent, SeatView, agent_notes, pass_view
+from ...envs.core.files import new_folder
 from ...envs.core.match import first_place_shares, play_game, score_margins
+from ...envs.core.record import Decision, Record
 from ..runtime.agents import SUFFIX, agent_factory
-from ..runtime.files import new_folder
 from ..stopping import results, worker_pool
 from .stats import Z95, Estimate, Rating, bradley_terry, mean_interval, openskill_ratings, wilson
 
@@ -90,6 +91,9 @@ class Timed:
 
     def attach(self, view: SeatView) -> None:
         pass_view(self.agent, view)
+
+    def notes(self) -> dict | None:
+        return agent_notes(self.agent)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         searched = getattr(self.agent, "searched", None)
@@ -401,13 +405,15 @@ def _unique(label: str, taken: list[str]) -> str:
 
 def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str, Any] | None = None,
                games_per_pairing: int = 20, seed: int = 0, progress: bool = False, workers: int = 1,
-               one_vs_rest: bool = False) -> Results:
+               one_vs_rest: bool = False, on_record: Callable[[str, Record], None] | None = None) -> Results:
     """Play the seat-balanced round robin and return its :class:`Results`.
 
     ``games_per_pairing`` games are played at each table, rounded up to a whole number of deals, each
     played in all ``num_players`` seat rotations. Every game gets fresh agents seeded from (``seed``, table,
     deal, rotation, agent, place), so the results depend only on the seed, whether the games run one
-    after the other or in ``workers`` processes.
+    after the other or in ``workers`` processes. With ``on_record``, each game's record (docs/records.md) is
+    handed to it as the game ends, with a file name for it, ``table<t>-deal<d>-rotation<r>.json``; the results
+    are the same.
     """
     from tqdm.auto import tqdm
 
@@ -431,10 +437,15 @@ def tournament(game_name: str, agent_specs: Sequence[str], *, options: dict[str,
             for d, deal_seed in enumerate(deal_seeds) for r, seating in enumerate(rotations(table))]
     records, times = [], [DecisionTimes() for _ in agent_specs]
     bar = tqdm(total=len(jobs), desc=f"{game.title} tournament", disable=not progress, unit="game")
-    for record, seat_times in _play_all(jobs, env, factories, (game_name, options or {}, list(agent_specs)), workers):
-        records.append(record)
-        for a, t in zip(record.seating, seat_times, strict=True):
+    specs = None if on_record is None else list(agent_specs)
+    name = _record_name(len(all_tables), deals, n)
+    played = _play_all(jobs, env, factories, specs, (game_name, options or {}, list(agent_specs)), workers)
+    for job, (outcome, seat_times, game_record) in zip(jobs, played, strict=True):
+        records.append(outcome)
+        for a, t in zip(outcome.seating, seat_times, strict=True):
             times[a].add(t)
+        if game_record is not None:
+            on_record(name(job), game_record)
         bar.update()
     bar.close()
     return Results(game_name, game.title, dict(game.options), n, agent_labels(agent_specs), list(agent_specs),
@@ -458,28 +469,42 @@ class Job:
 
 
 Factories = Sequence[Callable[[int | None], Agent]]
+Played = tuple[GameRecord, list[DecisionTimes], Record | None]
 
 
-def play_job(job: Job, env: Any, factories: Factories) -> tuple[GameRecord, list[DecisionTimes]]:
-    """Play one game with fresh agents; its record and each seat's decision times."""
+def play_job(job: Job, env: Any, factories: Factories, specs: Sequence[str] | None = None) -> Played:
+    """Play one game with fresh agents: its outcome, each seat's decision times and, given the agents' ``specs``,
+    its record."""
     times = [DecisionTimes() for _ in job.seating]
     agents = [Timed(factories[a](job.agent_seed(a, job.seating[:s].count(a))), times[s])
               for s, a in enumerate(job.seating)]
-    returns, scores = play_game(env, agents, job.deal_seed)
-    record = GameRecord(job.table, job.deal, job.deal_seed, job.seating, tuple(float(x) for x in returns),
-                        None if scores is None else tuple(float(x) for x in scores))
-    return record, times
+    decisions: list[Decision] | None = None if specs is None else []
+    returns, scores = play_game(env, agents, job.deal_seed, decisions)
+    outcome = GameRecord(job.table, job.deal, job.deal_seed, job.seating, tuple(float(x) for x in returns),
+                         None if scores is None else tuple(float(x) for x in scores))
+    if specs is None:
+        return outcome, times, None
+    info = {"command": "evaluate", "tournament_seed": job.seed, "table": job.table, "deal": job.deal,
+            "rotation": job.rotation, "deal_seed": job.deal_seed}
+    return outcome, times, Record.played(env, [specs[a] for a in job.seating], decisions, info)
 
 
-def _play_all(jobs: list[Job], env: Any, factories: Factories, setup: tuple, workers: int
-              ) -> Iterator[tuple[GameRecord, list[DecisionTimes]]]:
+def _record_name(tables: int, deals: int, rotations: int) -> Callable[[Job], str]:
+    """A job's record file name, numbers padded so that the names sort in schedule order."""
+    widths = [len(str(k - 1)) for k in (tables, deals, rotations)]
+    return lambda job: "-".join(f"{word}{k:0{w}d}" for word, k, w in zip(
+        ("table", "deal", "rotation"), (job.table, job.deal, job.rotation), widths, strict=True)) + ".json"
+
+
+def _play_all(jobs: list[Job], env: Any, factories: Factories, specs: list[str] | None, setup: tuple,
+              workers: int) -> Iterator[Played]:
     """The jobs' results in schedule order: played here, or by ``workers`` processes."""
     if workers == 1:
-        yield from (play_job(job, env, factories) for job in jobs)
+        yield from (play_job(job, env, factories, specs) for job in jobs)
         return
     # spawn: a fresh interpreter, no inherited BLAS threads or locks
     with worker_pool(workers, "spawn", _start_worker, setup) as pool:
-        yield from results([pool.submit(_worker_job, job) for job in jobs])
+        yield from results([pool.submit(_worker_job, job, specs) for job in jobs])
 
 
 _WORKER: dict[str, Any] = {}
@@ -493,8 +518,8 @@ def _start_worker(game_name: str, options: dict[str, Any], specs: list[str]) -> 
     _WORKER.update(env=env, factories=[agent_factory(spec, env.game) for spec in specs])
 
 
-def _worker_job(job: Job) -> tuple[GameRecord, list[DecisionTimes]]:
-    return play_job(job, _WORKER["env"], _WORKER["factories"])
+def _worker_job(job: Job, specs: list[str] | None) -> Played:
+    return play_job(job, _WORKER["env"], _WORKER["factories"], specs)
 
 
 # --------------------------------------------------------------------------- command line

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from safetensors import safe_open
 
-from ..runtime.files import atomic_write
+from ...envs.core.files import atomic_write
 from ..runtime.policy import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_PREFIXES,

@@ -21,10 +21,10 @@ from tqdm import tqdm
 
 from ... import envs
 from ...envs.core.agents import Agent, SeatView, pass_view
+from ...envs.core.files import atomic_write
 from ...envs.core.match import play_game, score_margins
 from ..evaluation.stats import mean_interval
 from ..runtime.agents import agent_factory
-from ..runtime.files import atomic_write
 from ..runtime.policy import MLPPolicy, load_policy, save_policy
 from ..runtime.search import SearchSettings
 from ..stopping import parallel_map

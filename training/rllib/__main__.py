@@ -13,9 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from ...envs.core.files import new_folder
 from ..cli import ArgumentParser
 from ..ppo.config import dump, saved_config
-from ..runtime.files import new_folder
 from ..shell import command
 from ..stopping import exit_code
 from .config import RESUMABLE_KEYS, RllibConfig, read_config

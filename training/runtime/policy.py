@@ -23,8 +23,8 @@ import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save as safetensors_bytes
 
+from ...envs.core.files import atomic_write, file_kind, parse_json
 from ...envs.core.game import Game
-from .files import atomic_write
 
 POLICY_FORMAT, CHECKPOINT_FORMAT, FORMAT_VERSION = "tabletop-rl-policy", "tabletop-rl-checkpoint", "1"
 CHECKPOINT_PREFIXES = ("optimizer/", "pool/", "rng/")  # training state a checkpoint adds to the policy
@@ -33,6 +33,7 @@ MAX_POOL, STATE_SLACK = 64, 2**16  # a checkpoint's snapshots; the bytes of its 
 MAX_HEADER_BYTES = 2**20  # a checkpoint of MAX_POOL snapshots of MAX_LAYERS layers needs about 600 KB
 Weights = dict[str, np.ndarray]  # a network's tensors by name
 EXPECTED = "a tabletop-rl policy (.safetensors written by tabletop_rl.training.train)"
+TOP_MOVES = 5  # the likeliest moves a policy agent notes for a game record
 
 
 def _relu(x: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -177,16 +178,33 @@ class PolicyAgent:
         self.policy = policy
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
+        self._last: tuple[np.ndarray, np.ndarray] | None = None  # the last decision's observation and mask
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask, dtype=bool)
         if not mask.any():
             raise ValueError("PolicyAgent.act: the action mask has no legal action")
+        self._last = (observation, mask)
         logits = np.where(mask, self.policy.logits(observation, copy=False), -np.inf)
         if self.deterministic:
             return int(np.argmax(logits))
         cdf = np.cumsum(np.exp(logits - logits.max(), dtype=np.float64))  # illegal actions add 0: never drawn
         return int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
+
+    def notes(self) -> dict[str, Any] | None:
+        """Its last decision's notes for a game record: the policy's likeliest legal moves with their
+        probabilities (at most ``TOP_MOVES``) and the critic's value of the position, in the scale of the reward
+        it was trained on (computed when asked)."""
+        if self._last is None:
+            return None
+        observation, mask = self._last
+        legal = np.flatnonzero(mask)
+        logits = self.policy.logits(observation)[legal].astype(np.float64)
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        top = np.argsort(-p, kind="stable")[:TOP_MOVES]
+        return {"policy": {"top": [{"action": int(legal[i]), "probability": float(p[i])} for i in top],
+                           "value": float(self.policy.value(observation))}}
 
 
 # ----------------------------------------------------------------------------- writing
@@ -278,7 +296,7 @@ def _safetensors_header(path: Path) -> tuple[dict[str, str], dict[str, tuple[tup
     try:
         mode = path.stat().st_mode
         if not stat.S_ISREG(mode):  # never opened: a FIFO would block, /dev/zero never ends
-            raise PolicyFileError(f"{path} is {_file_kind(mode)}, not a regular file: expected {EXPECTED}")
+            raise PolicyFileError(f"{path} is {file_kind(mode)}, not a regular file: expected {EXPECTED}")
         with open(path, "rb") as f:
             head = f.read(8)
             length = int.from_bytes(head, "little")
@@ -361,16 +379,9 @@ def _parse_info(path: Path, text: str | None) -> PolicyInfo:
 def _json(path: Path, text: str | bytes, what: str) -> Any:
     """The JSON document ``text`` of the file ``path``, or one line naming the file if it is none."""
     try:
-        return json.loads(text.decode() if isinstance(text, bytes) else text)
-    except RecursionError:
-        reason = "nested too deeply"
-    except json.JSONDecodeError as error:
-        reason = str(error)
-    except UnicodeDecodeError:
-        reason = "not UTF-8 text"
-    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
-        reason = "an integer has too many digits"
-    raise PolicyFileError(f"{path}: {what} is not valid JSON ({reason})")
+        return parse_json(text)
+    except ValueError as reason:
+        raise PolicyFileError(f"{path}: {what} is not valid JSON ({reason})") from None
 
 
 def _info_problem(doc: Any) -> str | None:
@@ -415,8 +426,3 @@ def _sniff(head: bytes) -> str | None:
         return "the file is empty"
     return next((what for magic, what in MAGIC.items() if head.startswith(magic)), None)
 
-
-def _file_kind(mode: int) -> str:
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
-             (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
-    return next((name for test, name in kinds if test(mode)), "a special file")

@@ -193,6 +193,7 @@ class SearchAgent:
         self.player = make_player(self.rng)
         self.view: SeatView | None = None
         self.searched = 0  # decisions that ran play-outs (the others cost one network call or nothing)
+        self._tally: tuple | None = None  # the last search: candidates, log prior, value sums, worlds (notes())
 
     def attach(self, view: SeatView) -> None:
         if view.game.name != self.game.name or view.game.options != self.game.options:
@@ -203,6 +204,7 @@ class SearchAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask, "SearchAgent")
+        self._tally = None
         if len(legal) == 1:
             return legal[0]
         candidates, log_prior = self.candidates(observation, legal)
@@ -211,6 +213,18 @@ class SearchAgent:
         choice = self.race(candidates, log_prior)
         self.searched += 1
         return candidates[choice]
+
+    def notes(self) -> dict[str, Any] | None:
+        """Its last decision's notes for a game record, if it searched: every candidate with its prior, its mean
+        value (``value``: margin or returns) and the worlds it was played in (fewer for those a race dropped)."""
+        if self._tally is None:
+            return None
+        candidates, log_prior, sums, worlds = self._tally
+        # without a network every legal move is a candidate, uniformly likely (its log prior 0 only drops out)
+        priors = np.exp(log_prior) if self.prior is not None else np.full(len(candidates), 1 / len(candidates))
+        return {"search": {"measure": self.settings.value, "candidates": [
+            {"action": int(a), "prior": float(p), "mean": float(total / n), "worlds": int(n)}
+            for a, p, total, n in zip(candidates, priors, sums, worlds, strict=True)]}}
 
     def candidates(self, observation: np.ndarray, legal: list[int]) -> tuple[list[int], np.ndarray]:
         """The moves worth searching, most likely first, and their log prior (uniform without a network)."""
@@ -231,8 +245,13 @@ class SearchAgent:
         s = self.settings
         alive = np.arange(len(candidates))
         values = np.empty((len(candidates), 0))
+        sums, worlds = np.zeros(len(candidates)), np.zeros(len(candidates), dtype=int)  # for notes(), never read here
+        self._tally = (candidates, log_prior, sums, worlds)
         while True:
-            values = np.hstack([values, self.evaluate([candidates[i] for i in alive])])
+            batch = self.evaluate([candidates[i] for i in alive])
+            sums[alive] += batch.sum(axis=1)
+            worlds[alive] += batch.shape[1]
+            values = np.hstack([values, batch])
             score = values.mean(axis=1) + s.c * log_prior[alive]
             lead = int(np.argmax(score))
             if values.shape[1] + s.worlds > max(s.max_worlds, s.worlds):

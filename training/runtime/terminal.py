@@ -1,20 +1,26 @@
 """A game in the terminal (``python -m tabletop_rl.training.play``): a person as an agent (:class:`HumanAgent`)
-against any agents, narrated move by move (:class:`Narrated`). What the person sees and may type is described
-in docs/training.md.
+against any agents, narrated move by move (:class:`Narrated`); and a recorded game told decision by decision
+(:func:`replay_text`, ``python -m tabletop_rl.training.replay``). What the person sees and may type is described
+in docs/training.md, the replay in docs/records.md.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 
 from ... import envs
-from ...envs.core.agents import Agent, SeatView, pass_view
+from ...envs.core.agents import Agent, SeatView, agent_notes, pass_view
+from ...envs.core.files import write_new
 from ...envs.core.match import play_game
+from ...envs.core.record import HUMAN, Decision, Record
 from .. import cli
+from ..shell import command
 from .agents import load_agent
 
 QUIT_WORDS = ("q", "quit", "exit")
@@ -128,6 +134,9 @@ class Narrated:
         """A searching opponent gets its seat's view (``play_game`` hands one to every agent that asks)."""
         pass_view(self.agent, view)
 
+    def notes(self) -> dict | None:
+        return agent_notes(self.agent)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         action = self.agent.act(observation, action_mask)
         print(f"{self.label}: {self.env.game_state.describe_action(action, self.viewer)}", file=self.output,
@@ -149,11 +158,12 @@ def outcome(returns: Sequence[float], seat: int) -> str:
 
 def play(game_name: str, opponents: Sequence[str], *, seat: int | str = "random", seed: int | None = None,
          options: dict[str, Any] | None = None, input_stream: TextIO | None = None,
-         output_stream: TextIO | None = None) -> np.ndarray | None:
+         output_stream: TextIO | None = None, record_dir: str | Path | None = None) -> np.ndarray | None:
     """Play one game of ``game_name`` as ``seat`` against ``opponents`` (one spec, or one per other seat).
 
     Returns the env's final returns, or ``None`` if the human quit. The seed fixes the human's seat (if
-    ``"random"``), the opponents' seeds and the deal.
+    ``"random"``), the opponents' seeds and the deal. With ``record_dir``, the game's record (docs/records.md),
+    finished or not, is written there as ``<game>-<date>-<time>.json`` (``-2``, … if taken) and its path printed.
     """
     inp = input_stream or sys.stdin
     out = output_stream or sys.stdout
@@ -180,17 +190,89 @@ def play(game_name: str, opponents: Sequence[str], *, seat: int | str = "random"
           + ", ".join(f"player {s} is {specs[s]}" for s in others) + ".", file=out)
     print("Answer with the number of an action or its text; '?' explains the table and lists the actions, "
           "'q' quits.", file=out)
+    decisions: list[Decision] = []
     try:
-        returns, scores = play_game(env, agents, int(rng.integers(2**63)))
-    except QuitGame:
+        returns, scores = play_game(env, agents, int(rng.integers(2**63)), decisions)
+    except (QuitGame, KeyboardInterrupt):
         print("\nGame abandoned.", file=out, flush=True)
-        return None
-    print("\n" + env.game_state.render_text(viewer=human), file=out)
-    if scores is not None:
-        who = {human: "you", **specs}
-        print("final scores: " + ", ".join(f"player {s} ({who[s]}) {scores[s]}" for s in range(n)), file=out)
-    if env.game_state.is_truncated():
-        print("The game was cut off by the turn cap: no winner.", file=out, flush=True)
+        returns = None
     else:
-        print(outcome(returns, human), file=out, flush=True)
+        print("\n" + env.game_state.render_text(viewer=human), file=out)
+        if scores is not None:
+            who = {human: "you", **specs}
+            print("final scores: " + ", ".join(f"player {s} ({who[s]}) {scores[s]}" for s in range(n)), file=out)
+        if env.game_state.is_truncated():
+            print("The game was cut off by the turn cap: no winner.", file=out, flush=True)
+        else:
+            print(outcome(returns, human), file=out, flush=True)
+    if record_dir is not None:
+        record = Record.played(env, [HUMAN if s == human else specs[s] for s in range(n)], decisions,
+                               {"command": "play"})
+        try:
+            path = write_new(Path(record_dir) / f"{game.name}-{time.strftime('%Y%m%d-%H%M%S')}.json",
+                             record.to_json().encode())
+        except OSError as error:  # a --record that is a file, a folder not writable: the game is not lost for it
+            print(f"The record of this game could not be written in {record_dir}: {error.strerror or error}",
+                  file=out, flush=True)
+        else:
+            print(f"The record of this game{'' if returns is not None else ' (unfinished)'}: {path}; replay it "
+                  "with: " + command("tabletop_rl.training.replay", path), file=out, flush=True)
     return returns
+
+
+def replay_text(record: Record, viewer: int | None = None, step: int | None = None) -> Iterator[str]:
+    """A recorded game as text, line by line: at each decision the table (as ``viewer`` sees it: ``None`` for the
+    whole table), who is to move and each seat's score, then the move in words and what its agent noted (a
+    ``viewer`` sees only its own seat's notes); the final table and the result at the end. ``step``: only the
+    position before that decision (the number of decisions: the end)."""
+    game = record.new_game()
+    labels = [f"player {s} ({spec})" for s, spec in enumerate(record.agents)]
+    if step is None:
+        options = ", ".join(f"{k}={v!r}" for k, v in record.options.items())
+        yield f"{game.title} ({record.game}), seed {record.seed}, options: {options}"
+        yield "; ".join(labels) + (f"; seen by player {viewer}" if viewer is not None else "")
+        if record.info:
+            yield "info: " + ", ".join(f"{k}={v!r}" for k, v in record.info.items())
+    for k, (state, decision) in enumerate(record.states()):
+        if step is not None and k != step:
+            continue
+        scores = ", ".join(map(str, state.scores()))
+        if decision is None:
+            yield f"\n== end after {k} decisions; scores {scores}"
+        else:
+            yield f"\n== decision {k}: {labels[decision.seat]} to move, phase {state.phase}; scores {scores}"
+        yield state.render_text(viewer=viewer)
+        if decision is None:
+            yield _result_text(record, viewer)
+            continue
+        yield f"{labels[decision.seat]}: {state.describe_action(decision.action, viewer)}"
+        if decision.notes and viewer in (None, decision.seat):
+            yield from _notes_text(state, decision.notes, viewer)
+
+
+def _result_text(record: Record, viewer: int | None) -> str:
+    result = record.result
+    if result is None:
+        return "unfinished: the game was left before its end"
+    if result.truncated:
+        return "cut off by the turn cap: no winner"
+    best = max(result.returns)
+    winners = [s for s, r in enumerate(result.returns) if r == best]
+    if len(winners) == len(result.returns):
+        return "a draw"
+    return " and ".join(f"player {s} ({record.agents[s]})" for s in winners) + (" wins" if len(winners) == 1
+                                                                                 else " share first place")
+
+
+def _notes_text(state: Any, notes: dict, viewer: int | None) -> Iterator[str]:
+    """A decision's notes (docs/records.md), one line per part."""
+    policy, search = notes.get("policy"), notes.get("search")
+    if policy:
+        parts = [f"value {policy['value']:+.2f}"] if "value" in policy else []
+        parts += [f"{state.describe_action(m['action'], viewer)} {m['probability']:.0%}" for m in policy.get("top", [])]
+        yield "  policy: " + "; ".join(parts)
+    if search:
+        ranked = sorted(search["candidates"], key=lambda c: -c["mean"])
+        yield f"  search (mean {search['measure']} per candidate): " + "; ".join(
+            f"{state.describe_action(c['action'], viewer)} {c['mean']:+.2f} (prior {c['prior']:.0%}, "
+            f"{c['worlds']} worlds)" for c in ranked)
