@@ -76,6 +76,11 @@ def clickable(state: Any, viewer: int | None, legal: Iterable[int] | None) -> fr
     return chosen
 
 
+def among(actions: frozenset[int], *candidates: int) -> list[int]:
+    """The ``candidates`` that are in ``actions`` (what :func:`clickable` gave): the actions of one spot."""
+    return [a for a in candidates if a in actions]
+
+
 Swatch = str | tuple[str, str] | None
 """A legend swatch: a fill colour, (fill, outline), or None for a text-only entry."""
 

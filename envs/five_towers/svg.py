@@ -64,7 +64,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
             out.outline(x, y, DW, DH, s.MUTED, "empty")
         else:
             kind = state.display[slot]
-            ids = [a for a in (TAKE + slot, PLACE + slot) if a in actions]
+            ids = s.among(actions, TAKE + slot, PLACE + slot)
             note = {TAKEN: "taken", PLACED: "placed"}.get(status, "")
             title = f"display slot {slot}: {state.card_to_string(kind)}" + (f", {note}" if note else "")
             out.card(x, y, DW, DH, COLOURS[kind >> 4], str(kind & 15), title, ids, MARKS[kind >> 4],
@@ -82,7 +82,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     out.text(x + DW / 2, y + DH + 15, "discard", 11, s.MUTED, "middle")
     if viewer is None and state.draw:  # the draw pile's order (F30), only on the whole table
         x += DW + 2 * GAP
-        out.text(x, y + 12, "next cards", 11, s.MUTED)
+        out.text(x, y + 12, "next cards, top first", 11, s.MUTED)
         for i, kind in enumerate(state.draw[:-6:-1]):
             out.card(x + i * (RW + 4), y + 20, RW, RH, COLOURS[kind >> 4], str(kind & 15),
                      f"draw pile, card {i + 1} from the top: {state.card_to_string(kind)}", size=13)
@@ -122,7 +122,7 @@ def _panel(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozen
         for i, v in enumerate(shown):
             y = base - i * STRIP
             top = i == len(shown) - 1
-            ids = [a for a in (TEAR + t,) if a in actions] if top and tearing else []
+            ids = s.among(actions, TEAR + t) if top and tearing else []
             title = f"player {p}'s {name} tower, " + (f"top card {v}, {len(tower)} cards" if top else f"card {v}")
             out.card(x, y, TW, TH, COLOURS[t], str(v), title, ids, MARKS[t] if top else "",
                      size=22 if top else 12, label_y=None if top else TH - 4)
@@ -143,7 +143,9 @@ def _bid_text(state: State, p: int) -> str:
     if state.winner == p:
         return f"won the bid: takes {state.take_n}"
     bid = state.bids[p]
-    return "not asked yet" if bid < 0 else "passed" if bid == 0 else f"bid {bid}"
+    if bid < 0:
+        return "not asked yet" if state.phase == "bid" else "not asked: the bidding is over"
+    return "passed" if bid == 0 else f"bid {bid}"
 
 
 def legend() -> list[tuple[s.Swatch, str]]:
@@ -161,5 +163,6 @@ def _status(state: State) -> str:
     if p == TERMINAL:
         return "Game over · ranks " + ", ".join(f"player {q}: {r}" for q, r in enumerate(state.ranks()))
     what = {"bid": "bid (or pass)", "teardown": "tear down a tower top (or nothing)",
-            "take": f"take display cards ({state.take_n} in all)", "place": "place a taken card"}[state.phase]
+            "take": f"take display cards ({state.take_n} in all, {state.taken.bit_count()} taken)",
+            "place": "place a taken card"}[state.phase]
     return f"Player {p} to {what} · H = {state.high}, k = {state.k}"

@@ -43,7 +43,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     C, K = g.n_colours, g.num_kinds
     width = 2 * MARGIN + max(HAND_W, (C + 1) * COL, 560)
     key = legend(C)
-    y_top_label = MARGIN + 2 * LINE + 6
+    y_top_label = MARGIN + 3 * LINE + 4
     y_top_hand = y_top_label + 8
     y_top_cols = y_top_hand + CH + 14
     y_piles = y_top_cols + COLUMN_H + LINE + 4
@@ -77,12 +77,12 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
         new = state.drawn[p] if seen else -1
         for i, k in enumerate(kinds):
             x = MARGIN + i * (CW + GAP)
-            ids = [a for a in (k, K + k) if a in actions] if p == acting and state.step == CARD_STEP else []
+            ids = s.among(actions, k, K + k) if p == acting else []  # the other hand may hold a wager of that kind
             mark = " (just drawn)" if k == new else " (seen: taken from a discard pile)" if known else ""
             out.card(x, y, CW, CH, COLOURS[k // 10], _label(k), f"{state.card_to_string(k)}{mark}", ids,
                      LETTERS[k // 10])
-            if k == new:
-                out.text(x + CW / 2, y + CH - 5, "new", 10, s.ink(COLOURS[k // 10]), "middle")
+            if k == new or known:
+                out.text(x + CW / 2, y + CH - 5, "new" if seen else "seen", 10, s.ink(COLOURS[k // 10]), "middle")
                 new = -1
         hidden = sum(state.hands[p].values()) - len(kinds)
         for i in range(len(kinds), len(kinds) + hidden):
@@ -107,11 +107,10 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
             out.text(x + CW / 2, score_y, f"{score:+d}" if cards else "–", 13, s.MUTED, "middle")
 
     def piles(y: float) -> None:
-        drawing = acting != TERMINAL and state.step != CARD_STEP
         for c in range(C):
             x = MARGIN + c * COL
             pile = state.piles[c]
-            ids = [a for a in (2 * K + 1 + c,) if a in actions] if drawing else []
+            ids = s.among(actions, 2 * K + 1 + c)
             name = COLOUR_NAMES[c]
             if pile:
                 out.card(x, y, CW, CH, COLOURS[c], _label(pile[-1]),
@@ -124,7 +123,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
                 out.tag("circle", cx=x + CW, cy=y, r=10, fill=s.BLACK, stroke=s.INK)
                 out.text(x + CW, y + 5, "✕", 13, s.INK, "middle", True)
         x = MARGIN + C * COL
-        ids = [a for a in (2 * K,) if a in actions] if drawing else []
+        ids = s.among(actions, 2 * K)
         out.back(x, y, CW, CH, str(len(state.deck)), f"draw pile: {len(state.deck)} cards", ids)
         out.text(x + CW / 2, y + CH + 15, "draw pile", 11, s.MUTED, "middle")
 
@@ -145,6 +144,7 @@ def legend(n_colours: int) -> list[tuple[s.Swatch, str]]:
     return [*((COLOURS[c], f"{LETTERS[c]} {COLOUR_NAMES[c]}") for c in range(n_colours)),
             (None, "2–10 card value"), (None, "W wager (score ×2, ×3, ×4)"),
             (None, "+12 above or below a column: what it scores now"), (s.CARD_BACK, "card you have not seen"),
+            (None, "seen: taken from a discard pile; new: just drawn"),
             (None, "discard pile: top card; name and count under it"),
             (None, "✕ on a pile: just discarded to, no draw from it"),
             (None, "▶ player to act"), (("none", s.HIGHLIGHT), "legal move: click it")]
@@ -170,7 +170,7 @@ def _status(state: State) -> str:
         if state.truncated:
             return "Stopped by the turn cap"
         a, b = state.cumulative
-        return ("Draw" if a == b else f"Player {0 if a > b else 1} wins") + f", {a} : {b}"
+        return ("A draw" if a == b else f"Player {0 if a > b else 1} wins") + f": player 0 {a}, player 1 {b}"
     if state.step == CARD_STEP:
         return f"Player {p} to play a card on an expedition or discard it"
     closed = f" (not {COLOUR_NAMES[state.forbidden]}, just discarded to)" if state.forbidden >= 0 else ""

@@ -83,15 +83,12 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     d = state.decision
     acting = state.current_player
 
-    def ids(*candidates: int) -> list[int]:
-        return [a for a in candidates if a in actions]
-
     out.text(MARGIN, MARGIN + 12, f"Palazzo · turn {state.turn + 1} · active player {state.active}", 15, bold=True)
     out.text(MARGIN, MARGIN + 12 + LINE, _status(state, viewer), 14, s.INK if acting == TERMINAL else s.YELLOW)
 
     # ---- tiles: stacks, supply, quarries
     y = MARGIN + 2 * LINE + 14
-    with out.spot((MARGIN, y + 18, 3 * 44 - 4, 54), "tile stacks: draw two tiles", ids(TILES)):
+    with out.spot((MARGIN, y + 18, 3 * 44 - 4, 54), "tile stacks: draw two tiles", s.among(actions, TILES)):
         out.text(MARGIN, y + 12, "tile stacks", 12, s.MUTED)
         for i, stack in enumerate(state.stacks):
             out.back(MARGIN + i * 44, y + 18, 40, 54, str(len(stack)),
@@ -100,32 +97,32 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     out.text(MARGIN, y + 106, f"game-end tiles {state.riders} of {NUM_RIDERS}", 12, s.MUTED)
     x = MARGIN + 150
     price = state.price if state.selected else state.current_price()
-    with out.spot((x, y, SUPPLY_W, tiles_h), f"supply, price {price} per tile", ids(BUY) if d == MODE else []):
+    with out.spot((x, y, SUPPLY_W, tiles_h), f"supply, price {price} per tile", s.among(actions, BUY)):
         out.rect(x, y, SUPPLY_W, tiles_h, s.PANEL, s.MUTED, rx=6)
         out.text(x + GAP, y + 16, f"supply · price {price} per tile", 12, s.INK, bold=True)
         chosen = set(state.selected)
         _tiles(out, state.supply, x + GAP, y + 24, SUPPLY_W, "supply",
-               lambda t: ids(TILE + t) if d == SELECT else [], chosen)
-    auctioned = _auction_quarry(state) if d == MODE else -1
+               lambda t: s.among(actions, TILE + t), chosen)
+    auctioned = _auction_quarry(state)
     for q in range(NUM_QUARRIES):
         x = MARGIN + 150 + SUPPLY_W + GAP + q * (QUARRY_W + GAP)
         mb = q == state.mb
         title = f"quarry {q}" + (" (master builder)" if mb else "")
         with out.spot((x, y, QUARRY_W, tiles_h), title + (": auction it" if q == auctioned else ""),
-                      ids(AUCTION) if q == auctioned else []):
+                      s.among(actions, AUCTION) if q == auctioned else []):
             out.rect(x, y, QUARRY_W, tiles_h, s.PANEL, s.YELLOW if mb else s.MUTED, rx=6,
                      stroke_width=2.5 if mb else 1)
             out.text(x + GAP, y + 16, f"quarry {q}", 12, s.INK, bold=True)
             if mb:
                 out.text(x + QUARRY_W - GAP, y + 16, "master builder", 11, s.YELLOW, "end", True)
             _tiles(out, state.quarries[q], x + GAP, y + 24, QUARRY_W, f"quarry {q}",
-                   lambda t: ids(TILE + t) if d == DISTRIBUTE else [])
+                   lambda t: s.among(actions, TILE + t))
 
     # ---- money, payment, auction, pending tiles, removed tiles
     y = y_money
     out.text(MARGIN, y - 4, "money", 12, s.MUTED)
     out.back(MARGIN, y, CW + 8, CH, str(len(state.deck)), f"money deck: {len(state.deck)} cards",
-             ids(TAKE_MONEY))
+             s.among(actions, TAKE_MONEY))
     out.text(MARGIN + (CW + 8) / 2, y + CH + 14, "deck", 11, s.MUTED, "middle")
     x = MARGIN + CW + 8 + GAP
     out.rect(x, y, CW + 8, CH, "#555555", s.EDGE, rx=4)
@@ -142,7 +139,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     if any(state.display):
         out.text(x, y - 4, "money display: pickers " + ", ".join(f"player {p}" for p in state.pickers), 12,
                  s.MUTED)
-        x = _money(out, state.display, x, y, "money display", lambda k: ids(CARD + k) if d == PICK else [])
+        x = _money(out, state.display, x, y, "money display", lambda k: s.among(actions, CARD + k) if d == PICK else [])
         x += 2 * GAP
     notes = _notes(state)
     for i, note in enumerate(notes):
@@ -156,7 +153,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
         for i, t in enumerate(state.pending):
             _tile(out, t, x + 130 + i * (TW + 6), y2 + 4, "to place" + (" now" if i == 0 else ""), [],
                   i == 0)
-    _removed(out, state, viewer, WIDTH - MARGIN - 260, y - 4, ids(DEST_DISCARD))
+    _removed(out, state, viewer, WIDTH - MARGIN - 260, y - 4, s.among(actions, DEST_DISCARD))
 
     order = list(range(n)) if viewer is None else [(viewer + i) % n for i in range(n)]
     for i, p in enumerate(order):
@@ -248,12 +245,12 @@ def _panel(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozen
     width = min(TW, step - 4)
     for i, palace in enumerate(palaces):
         x = MARGIN + 30 + i * step
-        ids = [a for a in (DEST + i,) if a in actions] if d in (PLACE, RECON_DEST) else []
+        ids = s.among(actions, DEST + i)
         with out.spot((x, base - 4 * TH, width, 5 * TH), f"player {p}'s palace {i}: "
                       + " ".join(tile_name(t) for t in palace) + f", scores {palace_score(palace)}", ids):
             out.rect(x, base - 4 * TH, width, 5 * TH, "none", "none")  # the palace's whole column is the spot
             for t in palace:
-                tile_ids = [a for a in (TILE + t,) if a in actions] if d == RECON_TILE else []
+                tile_ids = s.among(actions, TILE + t)
                 focus = t == state.recon_tile
                 if width < TW:
                     out.rect(x, base - (FLOOR[t] - 1) * TH, width, TH, MATERIAL_COLOURS[MATERIAL[t]], s.EDGE)
@@ -295,7 +292,7 @@ def _panel(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozen
 def _hand_ids(k: int, actions: frozenset[int]) -> list[int]:
     """A hand card pays alone (CARD) or in its group of three (ADD_GROUP)."""
     group = GROUP_Z if k == Z else GROUP + k % 5
-    return [a for a in (CARD + k, group) if a in actions]
+    return s.among(actions, CARD + k, group)
 
 
 def _auction_quarry(state: State) -> int:
@@ -335,7 +332,8 @@ def legend() -> list[tuple[s.Swatch, str]]:
 
 _WHAT = {ACTION: "take money, draw two tiles, or reconstruct", PICK: "pick a money card from the display",
          MODE: "buy from the supply or auction the next quarry", SELECT: "select supply tiles to buy",
-         PAY: "add cards to the payment", BID: "raise the bid or pass", DISTRIBUTE: "take a tile from the lot",
+         PAY: "add cards to the payment", BID: "raise the bid or pass",
+         DISTRIBUTE: "take a tile from the lot in the master builder's quarry",
          PLACE: "place a tile: on a palace, as a new palace, or out of the game",
          RECON_TILE: "choose a palace tile to move", RECON_DEST: "choose where the tile goes",
          RECON_PAY: "pay one card for the reconstruction"}

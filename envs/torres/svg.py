@@ -65,22 +65,21 @@ GROUND, WALL, KING_WALL = "#D8C7A0", "#1B1B1B", s.ORANGE
 CELL, MARGIN, GAP, LINE = 64, 16, 8, 18
 BOARD = SIZE * CELL
 X_PANEL = MARGIN + 20 + BOARD + 24
-PANEL_W = 420
-SEAT_H = 132
+PANEL_W = 460
 WIDTH = X_PANEL + PANEL_W + MARGIN
-PILL_W, PILL_H = 132, 22  # an action card
+PILL_H = 22  # an action card
+SHORT_NAMES = ("jump up two", "block under knight", "extra block", "door climb", "diagonal", "AP 6", "AP 7",
+               "move block", "relocate", "jump over")  # CARD_NAMES, shorter where long
 
 
 def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = None) -> str:
     """The table as ``viewer`` may see it (None: everything), ``legal`` actions clickable (see the module doc)."""
     actions = s.clickable(state, viewer, legal)
-    n = state.game.num_players
-    key = legend(n)
-    y_side_end = MARGIN + 92 + n * (SEAT_H + GAP) + 70
-    y_legend = max(MARGIN + 20 + BOARD + 16, y_side_end) + 8
-    out = s.Svg(WIDTH, y_legend + s.legend_height(key, WIDTH - 2 * MARGIN), f"Torres: {_status(state)}")
+    key = legend(state.game.num_players)
+    out = s.Svg(WIDTH, 0, f"Torres: {_status(state)}")
     _board(out, state, actions)
-    _side(out, state, viewer, actions)
+    y_legend = max(MARGIN + 20 + BOARD + 16, _side(out, state, viewer, actions)) + 8
+    out.height = y_legend + s.legend_height(key, WIDTH - 2 * MARGIN)
     out.line(0, y_legend - 8, WIDTH, y_legend - 8, s.MUTED)
     out.legend(MARGIN, y_legend, WIDTH - 2 * MARGIN, key)
     return str(out)
@@ -103,7 +102,7 @@ def _board(out: s.Svg, state: State, actions: frozenset[int]) -> None:
         r, c = divmod(sq, SIZE)
         x, y = x0 + c * CELL, y0 + r * CELL
         h, castle, occ = b.h[sq], b.cid[sq], b.occ[sq]
-        ids = [a for a in (MOVE_FROM + sq, ADD_KNIGHT + sq, PLACE_BLOCK + sq, SELECT + sq) if a in actions]
+        ids = s.among(actions, MOVE_FROM + sq, ADD_KNIGHT + sq, PLACE_BLOCK + sq, SELECT + sq)
         what = f"castle {chr(ord('a') + castle)}, height {h}" if h else "ground"
         if occ == KING:
             what += ", the king"
@@ -143,7 +142,8 @@ def _board(out: s.Svg, state: State, actions: frozenset[int]) -> None:
                  stroke_dasharray="6 4")
 
 
-def _side(out: s.Svg, state: State, viewer: int | None, actions: frozenset[int]) -> None:
+def _side(out: s.Svg, state: State, viewer: int | None, actions: frozenset[int]) -> float:
+    """The status, a box per seat, the supply, the common deck and the master card; returns the bottom."""
     g = state.game
     n = g.num_players
     x, y = X_PANEL, MARGIN + 14
@@ -159,103 +159,125 @@ def _side(out: s.Svg, state: State, viewer: int | None, actions: frozenset[int])
     if state.leftover:
         details.append(f"{state.leftover} leftover block(s)")
     out.text(x, y + 2 * LINE + 4, " · ".join(details), 12, s.MUTED)
-    order = list(range(n)) if viewer is None else [(viewer + i) % n for i in range(n)]
-    for i, p in enumerate(order):
-        _seat(out, state, p, viewer, actions if p == state.current_player else frozenset(),
-              y + 2 * LINE + 20 + i * (SEAT_H + GAP))
-    y += 2 * LINE + 20 + n * (SEAT_H + GAP) + 6
+    y += 2 * LINE + 20
+    for p in (range(n) if viewer is None else [(viewer + i) % n for i in range(n)]):
+        y += _seat(out, state, p, viewer, actions if p == state.current_player else frozenset(), y) + GAP
+    y += 6
     out.text(x, y + 12, f"block supply: {state.supply}", 13, s.INK)
     if g.common:
         deck = state.decks[0]
-        ids = [a for a in (ACQUIRE,) if a in actions]
+        ids = s.among(actions, ACQUIRE)
         out.back(x + 180, y - 4, 44, 56, str(len(deck)), f"action card deck: {len(deck)} cards", ids)
         out.text(x + 232, y + 12, "action card deck", 12, s.MUTED)
     if state.master_card >= 0:
         out.text(x, y + 36, f"master card {MASTER_NAMES[state.master_card]}: {MASTER_TEXT[state.master_card]}", 12,
                  s.INK)
+    return y + 60
 
 
-def _seat(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozenset[int], y: float) -> None:
-    """Seat p's box: score, knights, stacks, cards."""
+Item = tuple[bool, str, str, list[int]]
+"""A thing in a seat's rows of cards: face up (a card) or not (a back), its label, its name, its actions."""
+
+
+def _seat(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozenset[int], y: float) -> float:
+    """Seat p's box: score, knights, stacks, cards, the cards it looks at; returns the box's height."""
     g = state.game
     x = X_PANEL
     acting = p == state.current_player
-    colour = SEAT_COLOURS[p]
-    out.rect(x - 6, y, PANEL_W, SEAT_H, s.PANEL, s.HIGHLIGHT if acting else s.PANEL, rx=6,
+    seen = viewer is None or viewer == p
+    hand, fresh, played = state.hands[p], state.fresh[p], state.played[p]
+    cards: list[Item] = []
+    if seen:
+        for t in range(len(CARD_NAMES)):
+            if hand[t]:
+                ids = s.among(actions, PLAY_CARD + t)
+                new = f", {fresh[t]} bought this turn (not playable yet)" if fresh[t] else ""
+                label = SHORT_NAMES[t] + (f" ×{hand[t]}" if hand[t] > 1 else "") + (" (new)" if fresh[t] else "")
+                cards.append((True, label, f"player {p}'s card {CARD_NAMES[t]}{new}", ids))
+    elif any(hand):
+        cards.append((False, f"{sum(hand)} cards", f"player {p}'s hand: {sum(hand)} cards", []))
+    if g.personal:
+        deck = len(state.decks[p])
+        cards.append((False, f"deck {deck}", f"player {p}'s deck: {deck} cards", s.among(actions, ACQUIRE)))
+    looked: list[Item] = []
+    if acting and state.looked:  # T32: the cards looked at, to keep one, then to put the others back
+        if seen:
+            looked = [(True, SHORT_NAMES[t], f"looking at {CARD_NAMES[t]}",
+                       s.among(actions, KEEP + t, RETURN_TOP + t, RETURN_BOTTOM + t)) for t in state.looked]
+        else:
+            looked = [(False, f"{len(state.looked)} cards", f"player {p} looks at {len(state.looked)} cards", [])]
+    left, right = x + 56, x + PANEL_W - 16
+    card_rows, look_rows = _flow(cards, left, right), _flow(looked, left, right)
+    rows = (max(r for _, r, _ in card_rows) + 1 if card_rows else 1) + (look_rows[-1][1] + 1 if look_rows else 0)
+    height = 88 + 28 * rows + (16 if any(played) else 0)
+
+    out.rect(x - 6, y, PANEL_W, height, s.PANEL, s.HIGHLIGHT if acting else s.PANEL, rx=6,
              stroke_width=2.5 if acting else 1)
+    colour = SEAT_COLOURS[p]
     out.tag("circle", cx=x + 10, cy=y + 17, r=10, fill=colour, stroke=s.INK)
     out.text(x + 10, y + 22, SEAT_LETTERS[p], 12, s.ink(colour), "middle", True)
     who = f"{'▶ ' if acting else ''}{SEAT_NAMES[p].capitalize()} (player {p})" + (" · you" if p == viewer else "")
     out.text(x + 28, y + 22, who, 14, s.YELLOW if acting else s.INK, bold=True)
-    out.text(x + PANEL_W - 16, y + 22, f"{state.score[p]} point" + "s" * (state.score[p] != 1), 14, s.INK, "end", True)
+    out.text(x + PANEL_W - 16, y + 22, f"{state.score[p]} point" + "s" * (state.score[p] != 1), 14, s.INK, "end",
+             True)
     out.text(x, y + 42, f"knights in supply {state.in_supply[p]} · on the board: {_levels(state, p)}", 12, s.MUTED)
-    # stacks
-    out.text(x, y + 64, "stacks", 12, s.MUTED)
-    choosing = state.decision in (CHOOSE_STACK, CARD_STACK, LEFTOVER)
-    bx = x + 48
+    out.text(x, y + 68, "stacks", 12, s.MUTED)
+    bx = left
     for k, size in enumerate(state.stacks[p]):
-        ids = [a for a in (STACK + k,) if a in actions] if choosing else []
-        _stack(out, bx, y + 48, str(size), f"player {p}'s stack {k}: {size} blocks", ids)
-        bx += 34
+        ids = s.among(actions, STACK + k)
+        _stack(out, bx, y + 50, str(size), f"player {p}'s stack {k}: {size} blocks", ids)
+        bx += 36
     if not state.stacks[p]:
-        out.text(bx, y + 64, "none", 12, s.MUTED)
-        bx += 34
+        out.text(bx, y + 68, "none", 12, s.MUTED)
+        bx += 36
     if acting and state.turn_stack >= 0:
-        ids = [a for a in (STACK_CURRENT,) if a in actions]
-        out.text(bx + 10, y + 64, "this turn", 12, s.MUTED)
-        _stack(out, bx + 70, y + 48, str(state.turn_stack), f"the turn's stack: {state.turn_stack} blocks", ids)
-    # cards
-    seen = viewer is None or viewer == p
-    hand, fresh, played = state.hands[p], state.fresh[p], state.played[p]
-    cy = y + 82
+        ids = s.among(actions, STACK_CURRENT)
+        out.text(bx + 10, y + 68, "this turn", 12, s.MUTED)
+        _stack(out, bx + 70, y + 50, str(state.turn_stack), f"the turn's stack: {state.turn_stack} blocks", ids)
+    cy = y + 84
     out.text(x, cy + 15, "cards", 12, s.MUTED)
-    cx = x + 48
-    if seen:
-        playing = acting and state.decision == ACTION
-        for t in range(len(CARD_NAMES)):
-            if hand[t]:
-                ids = [a for a in (PLAY_CARD + t,) if a in actions] if playing else []
-                new = f", {fresh[t]} bought this turn" if fresh[t] else ""
-                label = CARD_NAMES[t] + (f" ×{hand[t]}" if hand[t] > 1 else "") + (" (new)" if fresh[t] else "")
-                cx = _pill(out, cx, cy, label, f"player {p}'s card {CARD_NAMES[t]}{new}", ids, x + PANEL_W - 10)
-        if not any(hand):
-            out.text(cx, cy + 15, "none in hand", 12, s.MUTED)
-            cx += 100
-    else:
-        out.back(cx, cy, 30, PILL_H, str(sum(hand)), f"player {p}'s hand: {sum(hand)} cards")
-        cx += 38
-    if g.personal:
-        ids = [a for a in (ACQUIRE,) if a in actions]
-        out.back(cx, cy, 30, PILL_H, str(len(state.decks[p])), f"player {p}'s deck: {len(state.decks[p])} cards",
-                 ids)
-        out.text(cx + 36, cy + 15, "deck", 11, s.MUTED)
-        cx += 72
+    if not cards:
+        out.text(left, cy + 15, "none", 12, s.MUTED)
+    for dx, row, item in card_rows:
+        _item(out, dx, cy + 28 * row, item)
+    cy += 28 * (rows - (look_rows[-1][1] + 1 if look_rows else 0))
+    if looked:
+        out.text(x, cy + 15, "looking", 12, s.YELLOW)
+        for dx, row, item in look_rows:
+            _item(out, dx, cy + 28 * row, item)
     if any(played):
-        out.text(x + 48, cy + 40, "played: " + ", ".join(
-            CARD_NAMES[t] + (f" ×{played[t]}" if played[t] > 1 else "") for t in range(len(CARD_NAMES)) if played[t]),
+        out.text(x, y + height - 8, "played: " + ", ".join(
+            SHORT_NAMES[t] + (f" ×{played[t]}" if played[t] > 1 else "") for t in range(len(CARD_NAMES)) if played[t]),
             11, s.MUTED)
-    if acting and state.looked:
-        _looked(out, state, p, seen, actions, x + 48, cy + 22 if not any(played) else cy + 46)
+    return height
 
 
-def _looked(out: s.Svg, state: State, p: int, seen: bool, actions: frozenset[int], x: float, y: float) -> None:
-    """The cards the acting seat looks at after a personal acquire (T32): to keep, then to put back."""
-    out.text(x - 48, y + 15, "looking", 12, s.YELLOW)
-    if not seen:
-        out.back(x, y, 30, PILL_H, str(len(state.looked)), f"player {p} looks at {len(state.looked)} cards")
+def _flow(items: list[Item], left: float, right: float) -> list[tuple[float, int, Item]]:
+    """Where each item goes: (x, row), rows filled left to right within [left, right]."""
+    out, x, row = [], left, 0
+    for item in items:
+        w = _width(item)
+        if x > left and x + w > right:
+            x, row = left, row + 1
+        out.append((x, row, item))
+        x += w + 6
+    return out
+
+
+def _width(item: Item) -> float:
+    return s.text_width(item[1], 11) + 14
+
+
+def _item(out: s.Svg, x: float, y: float, item: Item) -> None:
+    """An action card as a labelled pill, or a back with its count."""
+    face_up, label, title, ids = item
+    w = _width(item)
+    if not face_up:
+        out.back(x, y, w, PILL_H, label, title, ids)
         return
-    for t in state.looked:
-        ids = [a for a in (KEEP + t, RETURN_TOP + t, RETURN_BOTTOM + t) if a in actions]
-        x = _pill(out, x, y, CARD_NAMES[t], f"looking at {CARD_NAMES[t]}", ids, x + 3 * PILL_W)
-
-
-def _pill(out: s.Svg, x: float, y: float, label: str, title: str, ids: list[int], right: float) -> float:
-    """An action card as a labelled pill; returns the x after it."""
-    w = s.text_width(label, 11) + 14
     with out.spot((x, y, w, PILL_H), title, ids):
         out.rect(x, y, w, PILL_H, "#ECEFF1", s.EDGE, rx=11)
         out.text(x + w / 2, y + 15, label, 11, s.BLACK, "middle")
-    return x + w + 6
 
 
 def _stack(out: s.Svg, x: float, y: float, label: str, title: str, ids: list[int]) -> None:
