@@ -14,7 +14,22 @@ import pytest
 
 from tabletop_rl import envs
 from tabletop_rl.envs.core import svg as s
-from tabletop_rl.envs.palazzo.game import AUCTION, DONE, PASS, RECONSTRUCT
+from tabletop_rl.envs.five_towers.cards import TYPE_NAMES as FT_TYPES
+from tabletop_rl.envs.lost_cities.cards import COLOUR_NAMES as LC_COLOURS
+from tabletop_rl.envs.palazzo.game import (
+    AUCTION,
+    DEST,
+    DEST_DISCARD,
+    DEST_NEW,
+    DONE,
+    PASS,
+    RECONSTRUCT,
+    TILE,
+    tile_name,
+)
+from tabletop_rl.envs.palazzo.payments import CARD, kind_name, unit_kinds
+from tabletop_rl.envs.torres.board import square_name
+from tabletop_rl.envs.torres.cards import CARD_NAMES as TORRES_CARDS
 
 SVG = "{http://www.w3.org/2000/svg}"
 CONFIGS = [
@@ -27,16 +42,32 @@ CONFIGS = [
 ]
 
 
-def attached_in(state, action: int) -> bool:
-    """Whether the game's svg module promises a spot for this legal action (see each module's docstring)."""
+def spot_name(state, a: int) -> str | None:
+    """What names the spot of legal action ``a`` (the element's ``<title>`` holds it), None if the game's svg module
+    gives it no spot (see each module's docstring)."""
     name = state.game.name
+    if name == "lost_cities":  # every action
+        K = state.game.num_kinds
+        return state.card_to_string(a % K) if a < 2 * K else "draw pile" if a == 2 * K else \
+            f"{LC_COLOURS[a - 2 * K - 1]} discard pile"
     if name == "five_towers":  # not PASS, the bids, TEAR DOWN none
-        return action >= 7
-    if name == "palazzo":  # AUCTION has a quarry to point at when some quarry holds tiles
-        return action not in (RECONSTRUCT, DONE, PASS) and (action != AUCTION or any(state.quarries))
-    if name == "torres":  # not SCORE_STEP, END_TURN, PASS
-        return action < 302
-    return True  # Lost Cities: every action
+        return None if a < 7 else f"{FT_TYPES[a - 7]} tower" if a < 12 else f"display slot {(a - 12) % 5}"
+    if name == "palazzo":  # not RECONSTRUCT, DONE, PASS; AUCTION when some quarry holds tiles
+        if a in (RECONSTRUCT, DONE, PASS) or (a == AUCTION and not any(state.quarries)):
+            return None
+        if TILE <= a < CARD:
+            return tile_name(a - TILE)
+        if CARD <= a < DONE:  # a card, or a group of three: each of its cards
+            return kind_name(unit_kinds(a)[0])
+        return {0: "money deck", 1: "tile stacks", 3: "supply", 4: "quarry", DEST_NEW: "a new palace",
+                DEST_DISCARD: "out of the game"}.get(a, f"palace {a - DEST}")
+    if a >= 302:  # Torres: not SCORE_STEP, END_TURN, PASS
+        return None
+    if a < 256:
+        return f"square {square_name(a % 64)}"
+    if a < 261:
+        return "turn's stack" if a == 260 else f"stack {a - 256}"
+    return "deck" if a == 261 else TORRES_CARDS[(a - 262) % 10]
 
 
 def clickable(svg_text: str) -> list[ET.Element]:
@@ -46,14 +77,17 @@ def clickable(svg_text: str) -> list[ET.Element]:
     return [e for e in root.iter() if e.get("data-actions") is not None]
 
 
-def attached(svg_text: str) -> set[int]:
-    out = set()
+def attached(svg_text: str) -> dict[int, list[str]]:
+    """Each clickable action and the names (``<title>``) of the elements holding it."""
+    out: dict[int, list[str]] = {}
     for element in clickable(svg_text):
         assert element.get("class") == "legal", "an element with data-actions lacks class 'legal'"
         ids = element.get("data-actions").split(" ")
         assert ids and all(i.isdigit() for i in ids), element.get("data-actions")
-        assert element.find(f"{SVG}title") is not None, "a clickable element has no name (<title>)"
-        out.update(map(int, ids))
+        title = element.find(f"{SVG}title")
+        assert title is not None and title.text, "a clickable element has no name (<title>)"
+        for a in map(int, ids):
+            out.setdefault(a, []).append(title.text)
     return out
 
 
@@ -77,7 +111,7 @@ def test_every_position_is_xml_with_the_legal_moves_clickable_where_they_are(nam
                 if viewer is not None and viewer != acting:
                     assert not ids, f"player {viewer} is not to act, yet {sorted(ids)} are clickable"
                 else:
-                    assert ids <= set(state.legal_actions())
+                    assert ids.keys() <= set(state.legal_actions())
                 if viewer is not None:  # the leak check: redrawing what the viewer cannot see changes nothing
                     assert state.sample_hidden(viewer, rng).render_svg(viewer) == picture, \
                         f"information leak: render_svg({viewer}) shows something player {viewer} cannot know"
@@ -85,12 +119,14 @@ def test_every_position_is_xml_with_the_legal_moves_clickable_where_they_are(nam
         if state.is_terminal():
             break
         legal = state.legal_actions()
-        ids = attached(state.render_svg(acting))
-        missing = [a for a in legal if attached_in(state, a) and a not in ids]
-        assert not missing, f"{state.phase}: legal actions {missing} " \
-            f"({', '.join(state.action_to_string(a) for a in missing)}) have no spot on the picture"
-        assert ids <= set(legal), f"{sorted(ids - set(legal))} are clickable but not legal"
-        checked += len(ids)
+        spots = attached(state.render_svg(acting))
+        for a in legal:
+            where = spot_name(state, a)
+            assert where is None or any(where in title for title in spots.get(a, [])), \
+                f"{state.phase}: legal action {a} ({state.describe_action(a)}) is not on an element named " \
+                f"'...{where}...', but on {spots.get(a)}"
+        assert spots.keys() <= set(legal), f"{sorted(spots.keys() - set(legal))} are clickable but not legal"
+        checked += len(spots)
         next_full -= 1
         state.apply_action(legal[int(rng.integers(len(legal)))])
     assert checked > 100
@@ -131,7 +167,7 @@ def test_bad_viewers_and_actions_are_refused_in_one_line():
         state.render_svg(other, legal=state.legal_actions()[:1])
     assert state.to_json() == before
     some = state.legal_actions()[:2]
-    assert attached(state.render_svg(legal=some)) == set(some)
+    assert attached(state.render_svg(legal=some)).keys() == set(some)
 
 
 def test_text_and_attributes_are_escaped():
@@ -151,8 +187,9 @@ def test_text_and_attributes_are_escaped():
     assert s.escape("<&>\"'") == "&lt;&amp;&gt;&quot;&#x27;"
 
 
-def test_ink_reads_on_its_fill_and_the_legend_reserves_its_height():
+def test_ink_reads_on_its_fill_counts_agree_and_the_legend_reserves_its_height():
     assert s.ink(s.YELLOW) == "#000000" and s.ink(s.BLUE) == "#FFFFFF"
+    assert (s.count(1, "card"), s.count(0, "tile"), s.count(2, "block")) == ("1 card", "0 tiles", "2 blocks")
     items = [(s.BLUE, "a fairly long legend entry")] * 12
     out = s.Svg(400, 400, "legend")
     assert out.legend(0, 0, 400, items) == s.legend_height(items, 400) > 5 * 20  # it wraps to several rows

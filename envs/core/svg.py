@@ -52,6 +52,11 @@ def ink(fill: str) -> str:
     return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#FFFFFF"
 
 
+def count(n: int, noun: str) -> str:
+    """``1 card``, ``2 cards``: a number and its noun."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def text_width(text: str, size: float) -> float:
     """About how wide ``text`` is at font ``size`` (an upper estimate for the sans-serif fonts in use)."""
     return 0.62 * size * len(text)

@@ -73,7 +73,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
                 out.text(x + DW / 2, y + DH - 6, note, 11, s.ink(COLOURS[kind >> 4]), "middle", True)
         out.text(x + DW / 2, y + DH + 15, f"slot {slot}", 11, s.MUTED, "middle")
     x = MARGIN + NUM_SLOTS * (DW + GAP) + 2 * GAP
-    out.back(x, y, DW, DH, str(len(state.draw)), f"draw pile: {len(state.draw)} cards")
+    out.back(x, y, DW, DH, str(len(state.draw)), f"draw pile: {s.count(len(state.draw), 'card')}")
     out.text(x + DW / 2, y + DH + 15, "draw pile", 11, s.MUTED, "middle")
     x += DW + GAP
     discarded = sum(state.discard)
@@ -123,7 +123,8 @@ def _panel(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozen
             y = base - i * STRIP
             top = i == len(shown) - 1
             ids = s.among(actions, TEAR + t) if top and tearing else []
-            title = f"player {p}'s {name} tower, " + (f"top card {v}, {len(tower)} cards" if top else f"card {v}")
+            title = f"player {p}'s {name} tower, " + \
+                (f"top card {v}, {s.count(len(tower), 'card')}" if top else f"card {v}")
             out.card(x, y, TW, TH, COLOURS[t], str(v), title, ids, MARKS[t] if top else "",
                      size=22 if top else 12, label_y=None if top else TH - 4)
         if len(tower) > SHOWN:

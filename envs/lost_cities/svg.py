@@ -113,9 +113,8 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
             ids = s.among(actions, 2 * K + 1 + c)
             name = COLOUR_NAMES[c]
             if pile:
-                out.card(x, y, CW, CH, COLOURS[c], _label(pile[-1]),
-                         f"{name} discard pile, {len(pile)} cards, top {state.card_to_string(pile[-1])}", ids,
-                         LETTERS[c])
+                title = f"{name} discard pile, {s.count(len(pile), 'card')}, top {state.card_to_string(pile[-1])}"
+                out.card(x, y, CW, CH, COLOURS[c], _label(pile[-1]), title, ids, LETTERS[c])
             else:
                 out.outline(x, y, CW, CH, COLOURS[c], "empty", 10)
             out.text(x + CW / 2, y + CH + 15, f"{name} {len(pile)}" if pile else name, 11, s.MUTED, "middle")
@@ -124,7 +123,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
                 out.text(x + CW, y + 5, "✕", 13, s.INK, "middle", True)
         x = MARGIN + C * COL
         ids = s.among(actions, 2 * K)
-        out.back(x, y, CW, CH, str(len(state.deck)), f"draw pile: {len(state.deck)} cards", ids)
+        out.back(x, y, CW, CH, str(len(state.deck)), f"draw pile: {s.count(len(state.deck), 'card')}", ids)
         out.text(x + CW / 2, y + CH + 15, "draw pile", 11, s.MUTED, "middle")
 
     seat_label(top, y_top_label)

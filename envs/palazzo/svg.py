@@ -92,7 +92,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
         out.text(MARGIN, y + 12, "tile stacks", 12, s.MUTED)
         for i, stack in enumerate(state.stacks):
             out.back(MARGIN + i * 44, y + 18, 40, 54, str(len(stack)),
-                     f"stack {STACK_NAMES[i]}: {len(stack)} tiles")
+                     f"stack {STACK_NAMES[i]}: {s.count(len(stack), 'tile')}")
             out.text(MARGIN + i * 44 + 20, y + 86, STACK_NAMES[i], 12, s.MUTED, "middle")
     out.text(MARGIN, y + 106, f"game-end tiles {state.riders} of {NUM_RIDERS}", 12, s.MUTED)
     x = MARGIN + 150
@@ -121,7 +121,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     # ---- money, payment, auction, pending tiles, removed tiles
     y = y_money
     out.text(MARGIN, y - 4, "money", 12, s.MUTED)
-    out.back(MARGIN, y, CW + 8, CH, str(len(state.deck)), f"money deck: {len(state.deck)} cards",
+    out.back(MARGIN, y, CW + 8, CH, str(len(state.deck)), f"money deck: {s.count(len(state.deck), 'card')}",
              s.among(actions, TAKE_MONEY))
     out.text(MARGIN + (CW + 8) / 2, y + CH + 14, "deck", 11, s.MUTED, "middle")
     x = MARGIN + CW + 8 + GAP
@@ -195,8 +195,8 @@ def _money(out: s.Svg, counts: list[int], x: float, y: float, where: str, ids: C
     """Money cards, one per kind with ×n for more than one; returns the x after them."""
     for k in range(NUM_KINDS):
         if counts[k]:
-            _card(out, k, x, y, f"{kind_name(k)} {where}" + (f", {counts[k]} cards" if counts[k] > 1 else ""),
-                  ids(k), counts[k])
+            title = f"{kind_name(k)} {where}" + (f", {counts[k]} cards" if counts[k] > 1 else "")
+            _card(out, k, x, y, title, ids(k), counts[k])
             x += CW + 4
     return x
 
@@ -215,7 +215,7 @@ def _removed(out: s.Svg, state: State, viewer: int | None, x: float, y: float, i
     w, h = 260, CH + 2 * LINE + 12
     with out.spot((x, y, w, h), "tiles out of the game" + (": discard the tile here" if ids else ""), ids):
         out.rect(x, y, w, h, s.PANEL, s.MUTED, rx=6, stroke_dasharray="4 3")
-        out.text(x + GAP, y + 16, f"out of the game: {len(removed)} tiles", 12, s.INK, bold=True)
+        out.text(x + GAP, y + 16, f"out of the game: {s.count(len(removed), 'tile')}", 12, s.INK, bold=True)
         if state.game.removed_public or viewer is None:
             shown = sorted(removed)
             out.text(x + GAP, y + 34, " ".join(tile_name(t) for t in shown[:12]) + (" …" if len(shown) > 12
@@ -233,7 +233,7 @@ def _panel(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozen
     palaces = state.palaces[p]
     who = f"{'▶ ' if acting else ''}Player {p}" + (" (you)" if p == viewer else "")
     out.text(MARGIN + GAP, y0 + 20, who, 14, s.YELLOW if acting else s.INK, bold=True)
-    out.text(MARGIN + 140, y0 + 20, f"{state.score(p)} points · {len(palaces)} palace" + ("s" * (len(palaces) != 1)),
+    out.text(MARGIN + 140, y0 + 20, f"{s.count(state.score(p), 'point')} · {s.count(len(palaces), 'palace')}",
              13, s.INK)
     # palaces: a column per slot, tiles at their floors
     base = y0 + 36 + 4 * TH  # floor 1's top
@@ -267,15 +267,15 @@ def _panel(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozen
     seen = viewer is None or viewer == p
     paying = acting and d in (PAY, BID, RECON_PAY)
     if seen:
-        out.text(x0, y0 + 20, f"hand: {sum(hand)} cards, largest payment {best_pay(hand)}", 12, s.MUTED)
+        out.text(x0, y0 + 20, f"hand: {s.count(sum(hand), 'card')}, largest payment {best_pay(hand)}", 12, s.MUTED)
         _money(out, hand, x0, y0 + 28, f"in player {p}'s hand", lambda k: _hand_ids(k, actions) if paying else [])
     else:
         known = state.known[p]
         hidden = sum(hand) - sum(known)
-        out.text(x0, y0 + 20, f"hand: {sum(hand)} cards, {sum(known)} seen by all", 12, s.MUTED)
+        out.text(x0, y0 + 20, f"hand: {s.count(sum(hand), 'card')}, {sum(known)} seen by all", 12, s.MUTED)
         x = _money(out, known, x0, y0 + 28, f"in player {p}'s hand (seen by all)", lambda k: [])
         if hidden:
-            out.back(x, y0 + 28, CW, CH, str(hidden), f"{hidden} cards you have not seen")
+            out.back(x, y0 + 28, CW, CH, str(hidden), f"{s.count(hidden, 'card')} you have not seen")
     if state.in_auction:
         y = y0 + 28 + CH + 22
         if state.passed[p]:

@@ -167,7 +167,7 @@ def _side(out: s.Svg, state: State, viewer: int | None, actions: frozenset[int])
     if g.common:
         deck = state.decks[0]
         ids = s.among(actions, ACQUIRE)
-        out.back(x + 180, y - 4, 44, 56, str(len(deck)), f"action card deck: {len(deck)} cards", ids)
+        out.back(x + 180, y - 4, 44, 56, str(len(deck)), f"action card deck: {s.count(len(deck), 'card')}", ids)
         out.text(x + 232, y + 12, "action card deck", 12, s.MUTED)
     if state.master_card >= 0:
         out.text(x, y + 36, f"master card {MASTER_NAMES[state.master_card]}: {MASTER_TEXT[state.master_card]}", 12,
@@ -195,17 +195,18 @@ def _seat(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozens
                 label = SHORT_NAMES[t] + (f" ×{hand[t]}" if hand[t] > 1 else "") + (" (new)" if fresh[t] else "")
                 cards.append((True, label, f"player {p}'s card {CARD_NAMES[t]}{new}", ids))
     elif any(hand):
-        cards.append((False, f"{sum(hand)} cards", f"player {p}'s hand: {sum(hand)} cards", []))
+        cards.append((False, s.count(sum(hand), 'card'), f"player {p}'s hand: {s.count(sum(hand), 'card')}", []))
     if g.personal:
         deck = len(state.decks[p])
-        cards.append((False, f"deck {deck}", f"player {p}'s deck: {deck} cards", s.among(actions, ACQUIRE)))
+        cards.append((False, f"deck {deck}", f"player {p}'s deck: {s.count(deck, 'card')}", s.among(actions, ACQUIRE)))
     looked: list[Item] = []
     if acting and state.looked:  # T32: the cards looked at, to keep one, then to put the others back
         if seen:
             looked = [(True, SHORT_NAMES[t], f"looking at {CARD_NAMES[t]}",
                        s.among(actions, KEEP + t, RETURN_TOP + t, RETURN_BOTTOM + t)) for t in state.looked]
         else:
-            looked = [(False, f"{len(state.looked)} cards", f"player {p} looks at {len(state.looked)} cards", [])]
+            n = s.count(len(state.looked), "card")
+            looked = [(False, n, f"player {p} looks at {n}", [])]
     left, right = x + 56, x + PANEL_W - 16
     card_rows, look_rows = _flow(cards, left, right), _flow(looked, left, right)
     rows = (max(r for _, r, _ in card_rows) + 1 if card_rows else 1) + (look_rows[-1][1] + 1 if look_rows else 0)
@@ -218,14 +219,14 @@ def _seat(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozens
     out.text(x + 10, y + 22, SEAT_LETTERS[p], 12, s.ink(colour), "middle", True)
     who = f"{'▶ ' if acting else ''}{SEAT_NAMES[p].capitalize()} (player {p})" + (" · you" if p == viewer else "")
     out.text(x + 28, y + 22, who, 14, s.YELLOW if acting else s.INK, bold=True)
-    out.text(x + PANEL_W - 16, y + 22, f"{state.score[p]} point" + "s" * (state.score[p] != 1), 14, s.INK, "end",
+    out.text(x + PANEL_W - 16, y + 22, s.count(state.score[p], "point"), 14, s.INK, "end",
              True)
     out.text(x, y + 42, f"knights in supply {state.in_supply[p]} · on the board: {_levels(state, p)}", 12, s.MUTED)
     out.text(x, y + 68, "stacks", 12, s.MUTED)
     bx = left
     for k, size in enumerate(state.stacks[p]):
         ids = s.among(actions, STACK + k)
-        _stack(out, bx, y + 50, str(size), f"player {p}'s stack {k}: {size} blocks", ids)
+        _stack(out, bx, y + 50, str(size), f"player {p}'s stack {k}: {s.count(size, 'block')}", ids)
         bx += 36
     if not state.stacks[p]:
         out.text(bx, y + 68, "none", 12, s.MUTED)
@@ -233,7 +234,8 @@ def _seat(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozens
     if acting and state.turn_stack >= 0:
         ids = s.among(actions, STACK_CURRENT)
         out.text(bx + 10, y + 68, "this turn", 12, s.MUTED)
-        _stack(out, bx + 70, y + 50, str(state.turn_stack), f"the turn's stack: {state.turn_stack} blocks", ids)
+        _stack(out, bx + 70, y + 50, str(state.turn_stack),
+               f"the turn's stack: {s.count(state.turn_stack, 'block')}", ids)
     cy = y + 84
     out.text(x, cy + 15, "cards", 12, s.MUTED)
     if not cards:
