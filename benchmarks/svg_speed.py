@@ -48,6 +48,7 @@ def main() -> None:
     print(f"{'game':<12} {'options':<28} {'pictures':>8} {'mean ms':>8} {'max ms':>8}  target ≤ {TARGET_MS:g} ms")
     for name in args.games:
         game = envs.game_class(name)(**LARGEST[name])
+        game.new_initial_state(0).render_svg()  # imports the game's svg module, once per process
         times = []
         for state in positions(game, args.positions, rng):
             for viewer in (None, max(state.current_player, 0)):
