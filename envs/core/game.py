@@ -18,7 +18,7 @@ import importlib
 import json
 import operator
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -217,6 +217,12 @@ class State(ABC):
         """A picture of the table, H×W×3 uint8, drawn by ``picture(state)`` of the game's ``render`` module."""
         return self._render_module().picture(self)
 
+    def render_svg(self, viewer: int | None = None, legal: Iterable[int] | None = None) -> str:
+        """The table as an SVG document, as ``viewer`` may see it (``None``: everything), with ``legal`` actions
+        clickable where they are on the table (by default every legal action, when ``viewer`` is the seat to act
+        or None; ``()`` for none): ``svg(state, viewer, legal)`` of the game's ``svg`` module."""
+        return self._render_module("svg").svg(self, viewer, legal)
+
     def text_legend(self) -> str:
         """What the symbols, abbreviations and numbers of ``render_text`` mean, one line each (the text's
         counterpart of the legend under the picture): ``TEXT_LEGEND`` of the game's ``render`` module."""
@@ -375,7 +381,7 @@ class State(ABC):
                 + ", ".join(f"{b} ({self.action_to_string(b)})" for b in self._legal))
         return a
 
-    def _render_module(self) -> Any:
-        """The ``render`` module beside the module that defines this state's class."""
-        return importlib.import_module(type(self).__module__.rpartition(".")[0] + ".render")
+    def _render_module(self, name: str = "render") -> Any:
+        """The ``render`` (or ``name``) module beside the module that defines this state's class."""
+        return importlib.import_module(type(self).__module__.rpartition(".")[0] + "." + name)
 
