@@ -23,6 +23,8 @@ class Option:
     allowed: str
     check: Callable[[Any], bool]
     doc: str = ""
+    values: tuple[Any, ...] = ()  # the allowed values one by one (one_of; an integer's extra values), for forms
+    bounds: tuple[int, int] | None = None  # an integer's minimum and maximum
 
 
 def one_of(name: str, values: Iterable[Any], default: Any, doc: str = "") -> Option:
@@ -31,7 +33,7 @@ def one_of(name: str, values: Iterable[Any], default: Any, doc: str = "") -> Opt
     def check(v: Any) -> bool:
         return any(v == x and type(v) is type(x) for x in values)
 
-    return Option(name, default, "one of " + ", ".join(map(repr, values)), check, doc)
+    return Option(name, default, "one of " + ", ".join(map(repr, values)), check, doc, values)
 
 
 def integer(name: str, default: Any, minimum: int, maximum: int, doc: str = "", allow_none: bool = False,
@@ -52,7 +54,7 @@ def integer(name: str, default: Any, minimum: int, maximum: int, doc: str = "", 
         allowed = " or ".join([*map(repr, extra), allowed])
     if allow_none:
         allowed += " or None"
-    return Option(name, default, allowed, check, doc)
+    return Option(name, default, allowed, check, doc, extra + ((None,) if allow_none else ()), (minimum, maximum))
 
 
 def boolean(name: str, default: bool, doc: str = "") -> Option:

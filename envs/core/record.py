@@ -206,6 +206,14 @@ def load_record(path: str | Path) -> Record:
     size = max(found.st_size, len(data))  # it may have grown after the check
     if size > MAX_BYTES:
         raise RecordError(f"{path} is {size:,} bytes, more than the {MAX_BYTES:,} a record may have")
+    return parse_record(data, str(path))
+
+
+def parse_record(data: bytes, path: str) -> Record:
+    """The record in ``data``, the bytes of a file called ``path`` in messages (an upload, say), checked as
+    :func:`load_record` checks a file: one line :class:`RecordError` for anything else."""
+    if len(data) > MAX_BYTES:
+        raise RecordError(f"{path} is {len(data):,} bytes, more than the {MAX_BYTES:,} a record may have")
     try:
         doc = parse_json(data)
     except ValueError as reason:
@@ -225,7 +233,7 @@ def load_record(path: str | Path) -> Record:
                     None if doc.get("result") is None else Result(
                         tuple(doc["result"]["returns"]), tuple(doc["result"]["scores"]), doc["result"]["truncated"]),
                     doc.get("info", {}))
-    record.check(str(path))
+    record.check(path)
     return record
 
 

@@ -1,0 +1,300 @@
+"""The browser app (issue 26, docs/web.md): every route through Starlette's TestClient, its refusals (one line,
+state unchanged), and a real browser — Debian's headless Chromium driven by Selenium — playing each game to the
+end by clicking, replaying its record and asking an agent. Screenshots go to tests/artifacts/web/."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra installs starlette")
+from starlette.testclient import TestClient  # noqa: E402
+
+from tabletop_rl.envs.core.record import MAX_BYTES, load_record  # noqa: E402
+from tabletop_rl.training.web.server import create_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "tests" / "artifacts" / "web"
+# small option sets: short games
+SMALL = {"lost_cities": {}, "five_towers": {"num_players": 2}, "palazzo": {"num_players": 2}, "torres": {}}
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(create_app(tmp_path / "games")) as c:
+        yield c
+
+
+def new(client, game="lost_cities", seats=("human", "random"), **extra):
+    response = client.post("/api/games", json={"game": game, "seats": list(seats), "options": SMALL[game], **extra})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def finish(client, view):
+    """Play a game to its end through the API: the person takes its first legal move, agents step."""
+    for _ in range(5000):
+        if view["over"]:
+            return view
+        route = "move" if view["waiting"] == "human" else "step"
+        body = {"action": view["legal"][0]["action"]} if route == "move" else None
+        response = client.post(f"/api/games/{view['id']}/{route}", json=body)
+        assert response.status_code == 200, response.text
+        view = response.json()
+    raise AssertionError("the game did not end")
+
+
+def test_setup_describes_every_game_and_its_options(client):
+    games = {g["name"]: g for g in client.get("/api/setup").json()["games"]}
+    assert sorted(games) == ["five_towers", "lost_cities", "palazzo", "torres"]
+    lost = {o["name"]: o for o in games["lost_cities"]["options"]}
+    assert lost["n_colours"]["kind"] == "choice" and lost["n_colours"]["values"] == [5, 6]
+    assert lost["rounds"]["kind"] == "integer" and lost["rounds"]["min"] == 1
+    assert lost["max_turns_per_round"]["values"] == ["auto", None]
+    assert {o["kind"] for o in games["five_towers"]["options"]} >= {"boolean", "choice"}
+    assert games["lost_cities"]["agents"][:4] == ["random", "heuristic", "pretrained", "search"]
+
+
+@pytest.mark.parametrize("game", sorted(SMALL))
+def test_a_game_played_to_the_end_is_recorded_and_replays(client, game, tmp_path):
+    view = finish(client, new(client, game, seed=3))
+    assert view["result"] is not None and view["record"]
+    record = load_record(tmp_path / "games" / view["record"])
+    assert record.agents == ("human", "random") and len(record.decisions) == view["decisions"]
+    assert client.get(f"/api/records/{view['record']}").json()["format"] == "tabletop-rl-record"
+    assert [r["name"] for r in client.get("/api/records").json()["records"]] == [view["record"]]
+    replay = client.post("/api/replays", json={"name": view["record"]}).json()
+    assert replay["steps"] == len(record.decisions)
+    last = client.get(f"/api/replays/{replay['id']}?step={replay['steps']}&viewer=0").json()
+    assert last["result"]["scores"] == list(record.result.scores) and last["viewer"] == 0
+    asked = client.post(f"/api/replays/{replay['id']}/ask", json={"agent": "heuristic", "step": 0}).json()
+    assert asked["choice"]["text"]
+
+
+def test_the_person_sees_only_its_own_view(client):
+    view = new(client, "lost_cities", seats=("random", "human"), seed=1)
+    assert view["viewer"] == 1
+    state = client.app.state.tabletop.games[view["id"]].state
+    assert view["svg"] == state.render_svg(1, state.legal_actions() if state.current_player == 1 else ())
+
+
+def test_an_illegal_move_is_refused_and_changes_nothing(client):
+    view = new(client, "torres", seed=2)
+    while view["waiting"] != "human":
+        view = client.post(f"/api/games/{view['id']}/step").json()
+    live = client.app.state.tabletop.games[view["id"]]
+    before = live.state.to_json()
+    legal = {m["action"] for m in view["legal"]}
+    illegal = next(a for a in range(live.game.num_actions) if a not in legal)
+    for body, status, message in [
+        ({"action": illegal}, 400, f"action {illegal} ("),
+        ({"action": "1"}, 400, "action must be an integer from 0 to"),
+        ({"action": True}, 400, "action must be an integer"),
+        ({"action": 10**9}, 400, "action must be an integer"),
+    ]:
+        response = client.post(f"/api/games/{view['id']}/move", json=body)
+        assert response.status_code == status and message in response.json()["error"]
+    assert client.post(f"/api/games/{view['id']}/step").json()["error"].startswith("it is player")
+    assert client.post(f"/api/games/{view['id']}/move", content=b"[1").json()["error"] == "the request is not a JSON object"
+    assert live.state.to_json() == before and not live.decisions
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ({"game": "chess", "seats": []}, "unknown game \"chess\"; available games: five_towers, lost_cities"),
+    ({"game": "lost_cities", "seats": ["human"]}, "seats must list 2 agents"),
+    ({"game": "lost_cities", "seats": ["human", "/etc/passwd"]}, "unknown agent \"/etc/passwd\"; offered: random"),
+    ({"game": "lost_cities", "seats": ["human", "random"], "options": {"n_colours": 7}},
+     "Lost Cities: option n_colours=7 is not allowed; expected one of 5, 6"),
+    ({"game": "lost_cities", "seats": ["human", "random"], "options": {"n_colours": [5]}}, "options must be an object"),
+    ({"game": "palazzo", "seats": ["human", "pretrained"], "options": {"num_players": 2}}, "agent pretrained:"),
+    ({"game": "lost_cities", "seats": ["human", "random"], "seed": -1}, "seed must be an integer from 0"),
+])
+def test_a_bad_new_game_is_refused_in_one_line(client, body, message):
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 400 and message in response.json()["error"]
+    assert "\n" not in response.json()["error"] and not client.app.state.tabletop.games
+
+
+def test_asking_an_agent_uses_the_seat_view_and_changes_nothing(client):
+    view = new(client, "lost_cities", seats=("human", "random"), seed=5)
+    while view["waiting"] != "human":
+        view = client.post(f"/api/games/{view['id']}/step").json()
+    live = client.app.state.tabletop.games[view["id"]]
+    before = live.state.to_json()
+    legal = {m["action"] for m in view["legal"]}
+    policy = client.post(f"/api/games/{view['id']}/ask", json={"agent": "pretrained"}).json()
+    assert policy["choice"]["action"] in legal and -5 < policy["policy"]["value"] < 5
+    assert abs(sum(m["probability"] for m in policy["policy"]["top"]) - 1) < 0.2
+    search = client.post(f"/api/games/{view['id']}/ask", json={"agent": "search:worlds=4"}).json()
+    assert search["error"].startswith('unknown agent "search:worlds=4"')
+    search = client.post(f"/api/games/{view['id']}/ask", json={"agent": "search"}).json()
+    assert search["choice"]["action"] in legal
+    assert all(c["worlds"] >= 1 and c["text"] for c in search.get("search", {"candidates": []})["candidates"])
+    assert client.post(f"/api/games/{view['id']}/ask", json={"agent": "heuristic"}).json()["choice"]["action"] in legal
+    assert live.state.to_json() == before and not any(d.seat == 0 for d in live.decisions)
+    other = new(client, "lost_cities", seats=("random", "random"))  # nobody's own turn: nothing to ask
+    assert client.post(f"/api/games/{other['id']}/ask", json={"agent": "heuristic"}).status_code == 409
+
+
+def test_the_oldest_game_is_closed_and_its_record_kept(tmp_path):
+    with TestClient(create_app(tmp_path / "games", max_games=2)) as client:
+        first = new(client)
+        new(client)
+        new(client)
+        response = client.get(f"/api/games/{first['id']}")
+        assert response.status_code == 404 and "it was closed" in response.json()["error"]
+        (name,) = [r["name"] for r in client.get("/api/records").json()["records"]]
+        assert load_record(tmp_path / "games" / name).result is None
+
+
+def test_records_are_named_never_given_as_paths(client, tmp_path):
+    for name, status in [("../secret.json", 400), ("/etc/passwd", 400), ("x.txt", 400), ("none.json", 404)]:
+        assert client.post("/api/replays", json={"name": name}).status_code == status
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "bad.json").write_text('{"format": "tabletop-rl-record", "version": 2}')
+    response = client.post("/api/replays", json={"name": "bad.json"})
+    assert response.json()["error"] == "bad.json has record version 2; this tabletop-rl reads version 1 " \
+                                       "(a newer release may read it)"
+    assert client.get("/api/records/..%2Fx.json").status_code in (400, 404)
+    assert client.get("/api/replays/nope").status_code == 404
+
+
+def test_an_upload_is_checked_like_a_record_file(client, tmp_path):
+    view = finish(client, new(client, seed=9))
+    data = (tmp_path / "games" / view["record"]).read_bytes()
+    replay = client.post("/api/replays/upload?name=mine.json", content=data).json()
+    assert replay["name"] == "mine.json" and replay["steps"] == view["decisions"]
+    doc = json.loads(data)
+    doc["decisions"][0]["seat"] = 1 - doc["decisions"][0]["seat"]
+    bad = client.post("/api/replays/upload?name=mine.json", content=json.dumps(doc).encode()).json()["error"]
+    assert bad.startswith("mine.json: decision 0: recorded for seat")
+    big = client.post("/api/replays/upload?name=big.json", content=b" " * (MAX_BYTES + 1))
+    assert big.status_code == 413 and "more than the 5,000,000" in big.json()["error"]
+    assert client.get(f"/api/replays/{replay['id']}?step=999").json()["error"].startswith("step must be an integer")
+    assert client.get(f"/api/replays/{replay['id']}?viewer=x").status_code == 400
+
+
+def test_the_command_warns_off_loopback_and_refuses_bad_flags(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "tabletop_rl.training.web", str(tmp_path / "none.safetensors")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "no such file" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([sys.executable, "-m", "tabletop_rl.training.web", "--port", "0"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "expected a port from 1 to 65535, got '0'" in done.stderr
+
+
+# ----------------------------------------------------------------------------- the browser
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The app served by uvicorn on a free port of 127.0.0.1, stopped at the end."""
+    records = tmp_path_factory.mktemp("games")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "tabletop_rl.training.web", "--port", str(port),
+                                "--records", str(records)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium; a missing browser fails (CI must install it: .ci/run), never skips."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="the dev extra installs selenium")
+    missing = [p for p in (CHROMIUM, DRIVER) if not shutil.which(p)]
+    assert not missing, f"the browser test needs Debian's chromium and chromium-driver: {missing} missing " \
+                        "(apt-get install chromium chromium-driver; .ci/run does)"
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=webdriver.ChromeService(DRIVER), options=options)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    yield driver
+    driver.quit()
+
+
+def wait(driver, css, seconds=20.0):
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, seconds).until(expected_conditions.presence_of_element_located(("css selector", css)))
+
+
+@pytest.mark.parametrize("game", sorted(SMALL))
+def test_browser_plays_replays_and_asks(server, browser, game):
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+    from selenium.webdriver.support.ui import Select
+
+    driver = browser
+    driver.get(f"{server}/#/new")
+    driver.execute_script("localStorage.setItem('agentDelay', '0')")  # agents' moves without the pause to watch them
+    Select(wait(driver, "#game")).select_by_value(game)
+    for name, value in SMALL[game].items():
+        Select(driver.find_element("css selector", f"#option-{name}")).select_by_visible_text(str(value))
+    for seat in range(1, len(driver.find_elements("css selector", "[id^=seat-]"))):
+        Select(driver.find_element("css selector", f"#seat-{seat}")).select_by_value("random")
+    driver.find_element("css selector", "#start").click()
+    wait(driver, "#table svg")
+    clicks, shot = 0, False
+    deadline = time.monotonic() + 90
+    while not driver.find_elements("css selector", "#end"):
+        assert time.monotonic() < deadline, "the game did not end in time"
+        try:
+            spots = driver.find_elements("css selector", "#table .legal")
+            if spots and driver.find_elements("css selector", "#moves"):
+                if not shot and clicks == 2:
+                    driver.save_screenshot(str(ARTIFACTS / f"{game}-play.png"))
+                    shot = True
+                spots[0].click()
+                chooser = driver.find_elements("css selector", ".chooser button")
+                if chooser:
+                    chooser[0].click()
+                clicks += 1
+            elif driver.find_elements("css selector", "#moves button"):  # a move with no spot on the table
+                driver.find_element("css selector", "#moves button").click()
+                clicks += 1
+            else:
+                time.sleep(0.05)
+        except (StaleElementReferenceException, WebDriverException):  # the page was redrawn under the click
+            pass
+    assert clicks > 0
+    assert any(word in wait(driver, "#result").text for word in ("win", "Shared", "cut off"))
+    assert "Final scores: player 0 (human)" in driver.find_element("css selector", "#end").text
+    driver.save_screenshot(str(ARTIFACTS / f"{game}-end.png"))
+    driver.find_element("css selector", "#open-record").click()
+    wait(driver, "#forward")
+    for _ in range(3):
+        step = driver.find_element("css selector", "#jump").get_attribute("value")
+        driver.find_element("css selector", "#forward").click()
+        for _ in range(100):
+            if driver.find_element("css selector", "#jump").get_attribute("value") != step:
+                break
+            time.sleep(0.05)
+    assert driver.find_element("css selector", "#jump").get_attribute("value") == "3"
+    Select(driver.find_element("css selector", "#ask-agent")).select_by_value("heuristic")
+    driver.find_element("css selector", "#ask").click()
+    assert "would play" in wait(driver, "#ask-answer .choice").text
+    driver.save_screenshot(str(ARTIFACTS / f"{game}-replay.png"))
+    print(f"screenshots in {ARTIFACTS}")

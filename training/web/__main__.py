@@ -1,0 +1,64 @@
+"""``python -m tabletop_rl.training.web``: serve the browser app (docs/web.md).
+
+    python -m tabletop_rl.training.web
+    python -m tabletop_rl.training.web runs/lc/policy.safetensors --port 8080 --records runs/games
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import cli
+from ..runtime.agents import resolve_checkpoint
+from ..runtime.policy import PolicyFileError, read_policy_info
+
+
+def _port(text: str) -> int:
+    port = cli.integer(text)
+    if port is None or not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 1 to 65535, got {text!r}")
+    return port
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.web", description=__doc__.split("\n\n")[0])
+    parser.add_argument("policies", nargs="*", metavar="POLICY",
+                        help="policy files or run folders to offer as agents (by the name given here)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine)")
+    parser.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    parser.add_argument("--records", type=Path, default=Path("runs") / "games", metavar="DIR",
+                        help="folder the games' records are written to and replays listed from (default runs/games)")
+    args = parser.parse_args(argv)
+    policies = {}
+    for given in args.policies:
+        try:
+            read_policy_info(resolve_checkpoint(given))
+        except (PolicyFileError, ValueError) as error:
+            parser.error(str(error))
+        policies[given] = str(resolve_checkpoint(given))
+    try:
+        import uvicorn
+
+        from .server import create_app
+    except ImportError as error:
+        parser.error(f"the web app needs the 'web' extra ({error.name} is not installed): pip install -e '.[web]'")
+    if not _loopback(args.host):
+        print(f"warning: serving on {args.host}: anyone who can reach this machine on port {args.port} can play, "
+              f"and read and add records in {args.records}", file=sys.stderr)
+    print(f"tabletop-rl web app on http://{args.host}:{args.port}/ (Ctrl-C stops it)", flush=True)
+    uvicorn.run(create_app(args.records, policies), host=args.host, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
