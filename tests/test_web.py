@@ -242,6 +242,21 @@ def wait(driver, css, seconds=20.0):
     return WebDriverWait(driver, seconds).until(expected_conditions.presence_of_element_located(("css selector", css)))
 
 
+def until(check, seconds=20.0):
+    """Wait for ``check()`` to hold, through redraws of the page (stale elements)."""
+    from selenium.common.exceptions import WebDriverException
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except WebDriverException:
+            pass
+        time.sleep(0.05)
+    raise AssertionError("the page did not show what was expected in time")
+
+
 @pytest.mark.parametrize("game", sorted(SMALL))
 def test_browser_plays_replays_and_asks(server, browser, game):
     from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
@@ -285,16 +300,11 @@ def test_browser_plays_replays_and_asks(server, browser, game):
     driver.save_screenshot(str(ARTIFACTS / f"{game}-end.png"))
     driver.find_element("css selector", "#open-record").click()
     wait(driver, "#forward")
-    for _ in range(3):
-        step = driver.find_element("css selector", "#jump").get_attribute("value")
+    for k in range(1, 4):
         driver.find_element("css selector", "#forward").click()
-        for _ in range(100):
-            if driver.find_element("css selector", "#jump").get_attribute("value") != step:
-                break
-            time.sleep(0.05)
-    assert driver.find_element("css selector", "#jump").get_attribute("value") == "3"
+        until(lambda k=k: driver.find_element("css selector", "#jump").get_attribute("value") == str(k))
     Select(driver.find_element("css selector", "#ask-agent")).select_by_value("heuristic")
     driver.find_element("css selector", "#ask").click()
-    assert "would play" in wait(driver, "#ask-answer .choice").text
+    until(lambda: "heuristic would play" in driver.find_element("css selector", "#ask-answer .choice").text)
     driver.save_screenshot(str(ARTIFACTS / f"{game}-replay.png"))
     print(f"screenshots in {ARTIFACTS}")
