@@ -311,12 +311,12 @@ async function showReplay(id, step, viewer) {
   jump.addEventListener("change", () => go(Number(jump.value)));
   const playing = sessionStorage.getItem("playing") === id;
   const controls = el("section", { class: "controls" }, el("h3", {}, `${view.title}: replay of ${view.name}`),
-    el("button", { type: "button", id: "first", title: "first position", onclick: () => go(0) }, "⏮"),
+    el("button", { type: "button", id: "first", title: "first position", onclick: () => go(0) }, "first"),
     el("button", { type: "button", id: "back", title: "one decision back", onclick: () => go(step - 1) }, "◀"),
     el("button", { type: "button", id: "playpause", title: playing ? "pause" : "play",
-      onclick: () => { sessionStorage.setItem("playing", playing ? "" : id); route === location.hash && showReplay(id, step, viewer); } }, playing ? "⏸" : "▶"),
-    el("button", { type: "button", id: "forward", title: "one decision forward", onclick: () => go(step + 1) }, "▶▏"),
-    el("button", { type: "button", id: "last", title: "the end", onclick: () => go(view.steps) }, "⏭"),
+      onclick: () => { sessionStorage.setItem("playing", playing ? "" : id); route === location.hash && showReplay(id, step, viewer); } }, playing ? "pause" : "play"),
+    el("button", { type: "button", id: "forward", title: "one decision forward", onclick: () => go(step + 1) }, "▶"),
+    el("button", { type: "button", id: "last", title: "the end", onclick: () => go(view.steps) }, "end"),
     el("p", {}, "Decision ", jump, ` of ${view.steps} · seen as `, viewers),
     el("p", {}, `Scores: ${scoresText(view)}`));
   const panel = el("div", { class: "panel" }, controls);
