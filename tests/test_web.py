@@ -5,7 +5,6 @@ end by clicking, replaying its record and asking an agent. Screenshots go to tes
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -103,7 +102,8 @@ def test_an_illegal_move_is_refused_and_changes_nothing(client):
         response = client.post(f"/api/games/{view['id']}/move", json=body)
         assert response.status_code == status and message in response.json()["error"]
     assert client.post(f"/api/games/{view['id']}/step").json()["error"].startswith("it is player")
-    assert client.post(f"/api/games/{view['id']}/move", content=b"[1").json()["error"] == "the request is not a JSON object"
+    garbled = client.post(f"/api/games/{view['id']}/move", content=b"[1")
+    assert garbled.status_code == 400 and garbled.json()["error"] == "the request is not a JSON object"
     assert live.state.to_json() == before and not live.decisions
 
 
@@ -111,6 +111,7 @@ def test_an_illegal_move_is_refused_and_changes_nothing(client):
     ({"game": "chess", "seats": []}, "unknown game \"chess\"; available games: five_towers, lost_cities"),
     ({"game": "lost_cities", "seats": ["human"]}, "seats must list 2 agents"),
     ({"game": "lost_cities", "seats": ["human", "/etc/passwd"]}, "unknown agent \"/etc/passwd\"; offered: random"),
+    ({"game": "lost_cities", "seats": ["human", ["random"]]}, "unknown agent [\"random\"]; offered: random"),
     ({"game": "lost_cities", "seats": ["human", "random"], "options": {"n_colours": 7}},
      "Lost Cities: option n_colours=7 is not allowed; expected one of 5, 6"),
     ({"game": "lost_cities", "seats": ["human", "random"], "options": {"n_colours": [5]}}, "options must be an object"),

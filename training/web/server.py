@@ -159,8 +159,9 @@ class App:
 
     def agent(self, name: Any, game: Game, seed: int) -> Agent:
         """A new agent called ``name`` (one of those offered) for ``game``; 400 with the loader's line if it fails."""
-        if name not in BUILTIN and name not in self.policies:
-            raise refuse(400, f"unknown agent {json.dumps(name)[:60]}; offered: {', '.join([*BUILTIN, *self.policies])}")
+        if not isinstance(name, str) or name not in BUILTIN and name not in self.policies:
+            offered = ", ".join([*BUILTIN, *self.policies])
+            raise refuse(400, f"unknown agent {json.dumps(name)[:60]}; offered: {offered}")
         key = (name, game.name, json.dumps(game.options, sort_keys=True))
         if key not in self.factories:
             try:
@@ -193,7 +194,8 @@ class App:
         seed = body.get("seed")
         seed = secrets.randbits(63) if seed is None else _integer(seed, "seed", 0, 2**63 - 1)
         agents = [None if spec == HUMAN else self.agent(spec, game, seed + 1 + s) for s, spec in enumerate(seats)]
-        live = Live(game, seed, [HUMAN if a is None else self.spec(spec) for spec, a in zip(seats, agents)], agents)
+        specs = [HUMAN if a is None else self.spec(spec) for spec, a in zip(seats, agents, strict=True)]
+        live = Live(game, seed, specs, agents)
         self.games[live.id] = live
         while len(self.games) > self.max_games:  # close the oldest, keeping its record
             self.save(self.games.popitem(last=False)[1])
