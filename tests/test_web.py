@@ -185,10 +185,10 @@ def test_an_upload_is_checked_like_a_record_file(client, tmp_path):
 
 
 def test_the_command_warns_off_loopback_and_refuses_bad_flags(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "tabletop_rl.training.web", str(tmp_path / "none.safetensors")],
+    done = subprocess.run([sys.executable, "-m", "tabletop_rl.web", str(tmp_path / "none.safetensors")],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "no such file" in done.stderr and "Traceback" not in done.stderr
-    done = subprocess.run([sys.executable, "-m", "tabletop_rl.training.web", "--port", "0"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "tabletop_rl.web", "--port", "0"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "expected a port from 1 to 65535, got '0'" in done.stderr
 
@@ -204,7 +204,7 @@ def server(tmp_path_factory):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    process = subprocess.Popen([sys.executable, "-m", "tabletop_rl.training.web", "--port", str(port),
+    process = subprocess.Popen([sys.executable, "-m", "tabletop_rl.web", "--port", str(port),
                                 "--records", str(records)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         for _ in range(100):

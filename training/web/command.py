@@ -1,7 +1,7 @@
-"""``python -m tabletop_rl.training.web``: serve the browser app (docs/web.md).
+"""``python -m tabletop_rl.web``: serve the browser app (docs/web.md).
 
-    python -m tabletop_rl.training.web
-    python -m tabletop_rl.training.web runs/lc/policy.safetensors --port 8080 --records runs/games
+    python -m tabletop_rl.web
+    python -m tabletop_rl.web runs/lc/policy.safetensors --port 8080 --records runs/games
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _loopback(host: str) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.web", description=__doc__.split("\n\n")[0])
+    parser = cli.ArgumentParser(prog="python -m tabletop_rl.web", description=__doc__.split("\n\n")[0])
     parser.add_argument("policies", nargs="*", metavar="POLICY",
                         help="policy files or run folders to offer as agents (by the name given here)")
     parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine)")
