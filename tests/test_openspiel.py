@@ -174,6 +174,20 @@ def test_chance_nodes_are_the_deal_and_every_draw_with_their_frequencies():
     assert state.current_player() == 0 and state.engine.hands[1][0] == 1
 
 
+def test_a_game_whose_engine_keeps_its_draws_starts_with_the_seed_node():
+    game = pyspiel.load_game("tabletop_torres(action_deck=personal)")
+    state = game.new_initial_state()
+    assert state.chance_outcomes() == [(s, 1 / openspiel.SEEDS) for s in range(openspiel.SEEDS)]
+    assert state.action_to_string(pyspiel.PlayerId.CHANCE, 7) == "seed: 7"
+    assert len(pyspiel.serialize_game_and_state(game, state)) < 2000  # the 65,536 outcomes are not in it
+    state.apply_action(7)
+    assert not state.is_chance_node() and str(state) == game.engine.new_initial_state(7).render_text()
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():  # the engine draws everything else from its generator: no other chance node
+        assert not state.is_chance_node()
+        state.apply_action(int(rng.choice(state.legal_actions())))
+
+
 def test_a_state_is_a_function_of_its_history():
     """With explicit chance the engine's own generator orders only the cards left face down: replaying the history
     gives the same state (text, observations, legal actions)."""

@@ -24,6 +24,7 @@ engine state (``envs/core/game.py``):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -115,13 +116,18 @@ def game_type(name: str, game: EngineGame | None = None) -> pyspiel.GameType:
     )
 
 
+@cache
+def _seeds() -> list[tuple[int, float]]:
+    return [(s, 1 / SEEDS) for s in range(SEEDS)]
+
+
 @dataclass(frozen=True)
 class ChanceNode:
-    """The chance event a state waits for: its name, (outcome, probability) pairs, the outcomes' names (None:
-    their numbers)."""
+    """The chance event a state waits for: its name, (outcome, probability) pairs (None: the :data:`SEEDS`
+    seeds, so that a serialised state does not hold them), the outcomes' names (None: their numbers)."""
 
     event: str
-    outcomes: list[tuple[int, float]]
+    outcomes: list[tuple[int, float]] | None
     names: dict[int, str] | None
 
     @staticmethod
@@ -156,7 +162,7 @@ class OpenSpielGame(pyspiel.Game):
         # Every state starts here (OpenSpiel makes a new initial state for each clone, too): found once.
         self.root = Position()
         if self.seeded:
-            self.root.chance = ChanceNode("seed", [(s, 1 / SEEDS) for s in range(SEEDS)], None)
+            self.root.chance = ChanceNode("seed", None, None)
         else:
             self.root.resolve(self)
 
@@ -233,7 +239,7 @@ class OpenSpielState(pyspiel.State):
         return self._position.engine.legal_actions()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return self._position.chance.outcomes
+        return self._position.chance.outcomes or _seeds()
 
     def _apply_action(self, action: int) -> None:
         p = self._position
