@@ -13,13 +13,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: 2.13.0 is the CPU build available offline on this machine
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ".[train,bench,dev,torchrl,web]"
+	$(PY) -m pip install --quiet -e ".[train,bench,dev,torchrl,web,openspiel]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 
 ## Run the whole test suite (what CI runs).
 test: setup
 	$(PY) -c "import torchrl"  # pytest would only skip tests/test_torchrl.py without it
+	$(PY) -c "import pyspiel"  # pytest would only skip the OpenSpiel tests without it
 	@$(PY) -m pytest -q -n auto; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: the suite is broken" >&2; fi; \
 	exit $$status

@@ -13,6 +13,8 @@ PettingZoo env functions, so a new game gets the whole battery by calling these 
 * :func:`check_determinism` — same seed and actions, same trajectory; different seeds, different deals.
 * :func:`check_bad_input` — illegal, out-of-range and non-integer actions raise ``ValueError`` and change
   nothing.
+* :func:`check_given_chance` — random games whose chance outcomes are given from outside (OpenSpiel's chance
+  nodes): well-formed chance events, the outcome given is what happens, bad outcomes refused.
 * :func:`check_env_api` — PettingZoo ``api_test`` / ``seed_test`` / ``render_test``, pickling, masks,
   infos and rewards of the AEC adapter, steps after the end.
 * :func:`check_global_state` — ``State.global_state()`` and the env's ``state()`` / ``state_space``:
@@ -33,6 +35,7 @@ import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -42,7 +45,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import Agent, RandomAgent
-from tabletop_rl.envs.core.game import TERMINAL, Game, State
+from tabletop_rl.envs.core.game import TERMINAL, ChanceNeeded, Game, State
 from tabletop_rl.envs.core.layout import Layout
 from tabletop_rl.envs.core.match import first_place_shares, score_margins
 
@@ -130,7 +133,7 @@ def check_random_play(game: Game, episodes: int, seed: int, checker: Checker | N
     depends on p's information only).
 
     At the end: the leak check again, ``TERMINAL``, no legal action, zero-sum ``returns()`` in [-1, 1]
-    that follow ``ranking_key()``, all zero when truncated.
+    that follow ``ranking_key()``, all zero when truncated; no episode is longer than ``game.max_game_length``.
     """
     rng = np.random.default_rng(seed)
     low, high = game.layout.bounds()
@@ -166,6 +169,8 @@ def check_random_play(game: Game, episodes: int, seed: int, checker: Checker | N
                 expected = None
         _check_end(state)
         _check_no_leak(state, rng, checker, stats)  # hidden information may remain after the end
+        assert game.max_game_length is None or decisions <= game.max_game_length, \
+            f"{decisions} decisions, more than max_game_length {game.max_game_length}"
         stats.episodes += 1
         stats.truncated += state.is_truncated()
         stats.longest = max(stats.longest, decisions)
@@ -416,6 +421,104 @@ def check_determinism(game: Game, seeds: list[int] | range) -> None:
             step += 1
         assert b.is_terminal() and np.array_equal(a.returns(), b.returns())
     assert len(deals) > 1 or len(seeds) < 2, f"seeds {list(seeds)} all gave the same deal"
+
+
+# ===================================================================== given chance
+def given_chance(step: Callable[[list[int]], State], rng: np.random.Generator,
+                 events: list[ChanceNeeded] | None = None) -> tuple[State, list[int]]:
+    """``step(outcomes)`` (``game.new_initial_state(seed, outcomes)``, ``state.child(action, outcomes)``), each
+    missing outcome drawn with the probabilities its :class:`ChanceNeeded` gives (appended to ``events``); the
+    state and the outcomes."""
+    given: list[int] = []
+    while True:
+        try:
+            return step(given), given
+        except ChanceNeeded as needed:
+            if events is not None:
+                events.append(needed)
+            outcomes, probabilities = zip(*needed.outcomes, strict=True)
+            given.append(int(rng.choice(outcomes, p=probabilities)))
+
+
+def _check_chance_event(game: Game, needed: ChanceNeeded) -> None:
+    outcomes = [o for o, _ in needed.outcomes]
+    probabilities = np.array([p for _, p in needed.outcomes])
+    assert outcomes == sorted(set(outcomes)) and all(type(o) is int for o in outcomes), \
+        f"{needed.event}: outcomes {outcomes} are not distinct ints in ascending order"
+    assert 0 <= outcomes[0] and outcomes[-1] < game.num_chance_outcomes, \
+        f"{needed.event}: outcomes {outcomes} outside 0..{game.num_chance_outcomes - 1}"
+    assert np.all((probabilities > 0) & (probabilities <= 1)) and abs(probabilities.sum() - 1) < 1e-9, \
+        f"{needed.event}: probabilities {probabilities.tolist()}"
+    assert len(set(needed.names)) == len(outcomes), f"{needed.event}: names {needed.names} are not distinct"
+
+
+def check_given_chance(game: Game, episodes: int, seed: int, checker: Checker | None = None) -> int:
+    """Play ``episodes`` uniformly random games whose chance outcomes are given (``chance=`` of
+    ``game.new_initial_state`` and ``State.child``), each drawn from the :class:`ChanceNeeded` that asks for it.
+    Every chance event lists distinct int outcomes in ascending order below ``game.num_chance_outcomes``, with
+    distinct names and probabilities in (0, 1] summing to 1; ``checker.position`` holds at every position (not
+    ``transition``: the card given was not the top of the pile); and the same outcomes under another seed give
+    every seat the same observations and the same legal actions at every step, and the same returns (the
+    generator only orders the cards left face down). Then the bad input of :func:`check_bad_chance`. Returns the
+    number of chance events."""
+    rng = np.random.default_rng(seed)
+    events: list[ChanceNeeded] = []
+    for _ in range(episodes):
+        seeds = [int(s) for s in rng.integers(2**63, size=2)]
+        state, given = given_chance(partial(game.new_initial_state, seeds[0]), rng, events)
+        twin = game.new_initial_state(seeds[1], given)
+        while True:
+            _assert_same_observations(game, state, twin, "the same chance outcomes under another seed")
+            assert state.legal_actions() == twin.legal_actions() and state.current_player == twin.current_player
+            if checker:
+                checker.position(state)
+            if state.is_terminal():
+                break
+            action = random_action(state, rng)
+            state, given = given_chance(partial(state.child, action), rng, events)
+            twin = twin.child(action, given)
+        assert twin.is_terminal() and np.array_equal(state.returns(), twin.returns())
+    for needed in events:
+        _check_chance_event(game, needed)
+    check_bad_chance(game, rng)
+    return len(events)
+
+
+def check_bad_chance(game: Game, rng: np.random.Generator) -> None:
+    """An impossible, a non-integer or a left-over chance outcome raises ``ValueError`` with one line naming it,
+    and a refused ``child`` leaves the state unchanged."""
+    try:
+        game.new_initial_state(0, [])
+    except ChanceNeeded as needed:
+        first = needed
+    else:
+        first = None
+    if first is not None:
+        impossible = next(o for o in range(game.num_chance_outcomes + 1) if all(o != x for x, _ in first.outcomes))
+        messages = [_refused(lambda: game.new_initial_state(0, [impossible]))]
+        assert messages[0] == f"{game.title}: chance outcome {impossible} is not possible at {first.event}; " \
+            "possible: " + ", ".join(str(o) for o, _ in first.outcomes), messages[0]
+        messages.append(_refused(lambda: game.new_initial_state(0, [True])))
+        assert messages[1] == f"{game.title}: chance outcome True is not an integer", messages[1]
+    state, given = given_chance(lambda outcomes: game.new_initial_state(0, outcomes), rng)
+    message = _refused(lambda: game.new_initial_state(0, [*given, 0]))
+    assert message == f"{game.title}: 1 of the {len(given) + 1} chance outcomes given were not used; the " \
+        f"random events took the first {len(given)}", message
+    snapshot = state.to_json()
+    action = state.legal_actions()[0]
+    _refused(lambda: state.child(action, [game.num_chance_outcomes] * 200))
+    _refused(lambda: state.child(-1, []))
+    assert state.to_json() == snapshot, "a refused child() changed the state"
+
+
+def _refused(call: Callable[[], Any]) -> str:
+    try:
+        call()
+    except ValueError as error:
+        message = str(error)
+        assert "\n" not in message, f"a multi-line message: {message!r}"
+        return message
+    raise AssertionError("a bad chance outcome was accepted")
 
 
 # ===================================================================== bad input

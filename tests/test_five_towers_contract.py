@@ -22,6 +22,7 @@ from tests.contract import (
     check_bad_input,
     check_determinism,
     check_env_api,
+    check_given_chance,
     check_global_state,
     check_observations_tell_apart,
     check_random_play,
@@ -58,6 +59,16 @@ def test_F36_to_F45_random_play_keeps_the_contract_and_the_invariants(name):
     assert stats.decisions >= episodes * 15 * game.num_players  # whole games were played
     assert stats.deep_checks >= stats.decisions // 100 and stats.hidden_changed > 0
     assert checker.rounds_checked >= episodes * 16
+
+
+@pytest.mark.parametrize("name", ["2p", "3p", "5p_free_order"])
+def test_F7_F9_chance_given_from_outside(name):
+    """The first player and every revealed card as given chance outcomes (OpenSpiel's chance nodes), with the
+    invariants at every position."""
+    options, _ = OPTION_SETS[name]
+    game = Game(**options)
+    events = check_given_chance(game, 3, seed=len(name), checker=Checker(game))
+    assert events > 3 * game.deck_size  # both passes through the deck
 
 
 @pytest.mark.parametrize("options", [{}, {"num_players": 4, "rebuild_removed_tower": False}], ids=["2p", "4p"])

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from tabletop_rl import envs
+from tabletop_rl.envs.core.game import ChanceNeeded
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.lost_cities import Game, State, env, raw_env
 from tabletop_rl.envs.lost_cities.game import COLOUR_NAMES
@@ -17,6 +18,7 @@ from tests.contract import (
     check_bad_input,
     check_determinism,
     check_env_api,
+    check_given_chance,
     check_global_state,
     check_observations_tell_apart,
     check_random_play,
@@ -77,6 +79,36 @@ def test_L27_L49_a_match_tied_every_round_stops_after_five_extra_rounds():
     checker.position(state)
     assert state.round == 1 + MAX_EXTRA_ROUNDS and state.round_scores == [[0, 0]] * 6
     assert starters == [1, 0, 1, 0, 1, 0] and list(state.returns()) == [0, 0]
+
+
+@pytest.mark.parametrize("name", ["default", "three_rounds_leader", "first_player_1"])
+def test_L6_L13_chance_given_from_outside(name):
+    """The first player, the deal and every draw (the next rounds' deals too) as given chance outcomes
+    (``chance=``, OpenSpiel's chance nodes), with the L39–L50 invariants at every step."""
+    options, episodes = OPTION_SETS[name]
+    game = Game(**options)
+    assert game.num_chance_outcomes == game.num_kinds
+    events = check_given_chance(game, max(2, episodes // 30), seed=len(name), checker=Checker(game))
+    assert events > 2 * game.deck_size
+
+
+def test_L13_a_draw_pile_draw_is_a_chance_event_over_the_cards_in_it():
+    state = Game().new_initial_state(3)
+    while state.phase != "draw":
+        state.apply_action(state.legal_actions()[0])
+    deck, draw = sorted(state.deck), state.game.draw_deck_action
+    with pytest.raises(ChanceNeeded) as needed:
+        state.child(draw, [])
+    kinds = sorted(set(deck))
+    assert needed.value.event == f"player {state.current_player} draws"
+    assert needed.value.outcomes == [(k, deck.count(k) / len(deck)) for k in kinds]
+    assert needed.value.names == [state.card_to_string(k) for k in kinds]
+    p, kind = state.current_player, kinds[-1]
+    after = state.child(draw, [kind])
+    rest = list(deck)
+    rest.remove(kind)
+    assert after.hands[p].get(kind, 0) == state.hands[p].get(kind, 0) + 1 and sorted(after.deck) == rest
+    assert state.phase == "draw" and sorted(state.deck) == deck  # the state itself is unchanged
 
 
 @pytest.mark.parametrize("options", [{}, {"n_colours": 6, "rounds": 2, "max_turns_per_round": 100}],

@@ -22,6 +22,7 @@ from tests.contract import (
     check_bad_input,
     check_determinism,
     check_env_api,
+    check_given_chance,
     check_global_state,
     check_random_play,
     check_registry,
@@ -74,6 +75,24 @@ def test_contract_battery_clone_json_leaks_bounds(name):
     checker = Checker(game, observation_every=7)
     stats = check_random_play(game, 4, seed=len(name), checker=checker, deep_every=40)
     assert stats.episodes == 4 and stats.deep_checks >= stats.decisions // 45 and stats.hidden_changed > 0
+
+
+@pytest.mark.parametrize("name", ["2p", "4p"])
+def test_P6a_chance_given_from_outside(name):
+    """The first player, the tiles revealed and drawn, the deal and every money card drawn (reshuffled decks too)
+    as given chance outcomes (OpenSpiel's chance nodes), with the invariants at every position."""
+    game = Game(**OPTION_SETS[name])
+    assert game.num_chance_outcomes == 49  # tiles 0–47, the riders
+    assert check_given_chance(game, 2, seed=len(name), checker=Checker(game, observation_every=7)) > 100
+
+
+@pytest.mark.parametrize("split", ["by_floor_shuffled", "random"])
+def test_P7_a_shuffled_split_keeps_its_draws_to_the_generator(split):
+    game = Game(stack_split=split)
+    assert game.num_chance_outcomes is None
+    with pytest.raises(ValueError, match=r"^Palazzo: its random events cannot be given \(chance=\) yet; its engine "
+                                         r"draws from its own generator$"):
+        game.new_initial_state(0, [])
 
 
 def test_checker_catches_broken_invariants(monkeypatch):

@@ -21,6 +21,7 @@ from tests.contract import (
     check_determinism,
     check_env_api,
     check_env_state,
+    check_given_chance,
     check_global_state,
     check_random_play,
     check_registry,
@@ -62,6 +63,28 @@ def test_I1_to_I15_random_play_keeps_the_contract_and_the_invariants(name):
     assert checker.games == episodes and checker.turns_seen == episodes * n * (12 if n == 2 else 10)  # I10
     assert stats.deep_checks >= stats.decisions // 60
     assert stats.hidden_changed > 0 or options.get("action_deck") == "master"  # master: nothing is hidden
+
+
+@pytest.mark.parametrize("name", ["2p", "3p_master", "4p_master"])
+def test_T8_T59_chance_given_from_outside(name):
+    """Every common-deck draw and the master card as given chance outcomes (OpenSpiel's chance nodes), with the
+    invariants at every position; a fixed master card leaves nothing to chance."""
+    options, _ = OPTION_SETS[name]
+    game = Game(**options)
+    events = check_given_chance(game, 2, seed=len(name), checker=Checker(game, observation_every=7))
+    if game.master:
+        assert events == (0 if options.get("master_card") else 2)  # the master card, once per game
+    else:
+        assert events > 0  # the cards acquired
+    assert game.perfect_information == (options.get("action_deck") == "master")
+
+
+def test_T32_personal_decks_keep_their_draws_to_the_generator():
+    game = Game(action_deck="personal")
+    assert game.num_chance_outcomes is None
+    with pytest.raises(ValueError, match=r"^Torres: its random events cannot be given \(chance=\) yet; its engine "
+                                         r"draws from its own generator$"):
+        game.new_initial_state(0, [])
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

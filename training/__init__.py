@@ -10,6 +10,7 @@ This folder is the package ``tabletop_rl.training``. Here are the commands, ``py
 * :mod:`.ppo` — MaskablePPO training (torch, SB3): config, trainer, checkpoints, report, the torch network, the
   imitation fitter of the warm start and of expert iteration.
 * :mod:`.rllib` — multi-agent PPO on Ray RLlib.
+* :mod:`.openspiel` — every game as an OpenSpiel game (``import tabletop_rl.openspiel``; extra ``openspiel``).
 """
 
 if __name__ != "tabletop_rl.training":  # a second copy under another name would duplicate every module and class

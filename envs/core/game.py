@@ -6,7 +6,9 @@ A game is split the way OpenSpiel splits it:
   action-space size, observation layout). It is immutable and shared by all states of that game.
 * :class:`State` is one position. It is driven by ``apply_action``; all chance (shuffles, deals, deck
   draws) happens inside the engine through the state's own seeded generator, so there is no chance
-  player and every decision belongs to exactly one seat, ``current_player``.
+  player and every decision belongs to exactly one seat, ``current_player``. An outside driver that needs
+  chance as explicit events (OpenSpiel's chance nodes) gives the outcomes instead: ``chance=`` of
+  :meth:`Game.new_initial_state` and :meth:`State.child`, which raise :class:`ChanceNeeded` for the next one.
 
 Engines are pure Python + numpy and know nothing of gymnasium or PettingZoo; ``tabletop_rl.envs.core.aec`` adapts
 any of them to a PettingZoo ``AECEnv``.
@@ -18,7 +20,8 @@ import importlib
 import json
 import operator
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -28,6 +31,8 @@ from .options import Option, resolve
 
 TERMINAL = -1
 """``State.current_player`` once the episode is over (terminated or truncated)."""
+FIRST_PLAYER = "first player"
+"""The chance event that picks who starts (``State._random_int(n, FIRST_PLAYER)``)."""
 
 
 def check_seed(seed: Any) -> int | None:
@@ -44,6 +49,17 @@ def check_seed(seed: Any) -> int | None:
     if seed < 0:
         raise ValueError(message)
     return int(seed)
+
+
+class ChanceNeeded(Exception):
+    """Raised by a state whose chance outcomes are given (``chance=``) when its next random event has none left:
+    ``event`` names the event, ``outcomes`` are its (outcome, probability) pairs in ascending order of outcome and
+    ``names`` their readable names. Append one of the outcomes to ``chance`` and call again."""
+
+    def __init__(self, event: str, outcomes: list[tuple[int, float]], names: list[str]):
+        super().__init__(f"{event}: the next chance outcome is not given; possible: "
+                         + ", ".join(f"{o} ({name}, p={p:.4g})" for (o, p), name in zip(outcomes, names, strict=True)))
+        self.event, self.outcomes, self.names = event, outcomes, names
 
 
 class Game(ABC):
@@ -75,9 +91,22 @@ class Game(ABC):
     def observation_size(self) -> int:
         return self.layout.size
 
-    def new_initial_state(self, seed: int | None = None) -> State:
-        """A fresh game; ``seed=None`` draws entropy from the OS (not reproducible)."""
-        return self.state_class(self, check_seed(seed))
+    max_game_length: int | None = None
+    """The most decisions an episode can have under these options (its turn caps bound it); None when nothing
+    does (no turn cap)."""
+    perfect_information: bool = False
+    """True when every seat's observation holds the whole position except the order of face-down piles: with the
+    draws given as chance outcomes (``chance=``), nothing is hidden."""
+    num_chance_outcomes: int | None = None
+    """Chance outcomes are ints below this (the card kinds of the piles drawn from, the range of every
+    :meth:`State._random_int`); 0 when the options leave nothing to chance; None when the random events cannot be
+    given (``chance=``): the engine draws some from its generator only."""
+
+    def new_initial_state(self, seed: int | None = None, chance: Sequence[int] | None = None) -> State:
+        """A fresh game; ``seed=None`` draws entropy from the OS (not reproducible). With ``chance``, the setup's
+        random events (who starts, the deal) take these outcomes in order instead of the generator's (see
+        :meth:`State.child`)."""
+        return self.state_class(self, check_seed(seed), chance)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"
@@ -160,11 +189,18 @@ class State(ABC):
         if hasattr(cls, "fields"):
             cls._copy_fields = staticmethod((cls.fields + cls.derived).copier())
 
-    def __init__(self, game: Game, seed: int | None):
+    _given: list[int] | None = None
+    """While a state is driven with given chance outcomes: those still to use, the next one last. ``None``
+    otherwise: the generator decides (a class default, so that no state carries it between calls)."""
+
+    def __init__(self, game: Game, seed: int | None, chance: Sequence[int] | None = None):
         self.game = game
         self.rng = np.random.default_rng(seed)
         self._legal: list[int] | None = None
-        self._setup()
+        if chance is None:
+            self._setup()
+        else:
+            self._with_given(chance, self._setup)
 
     # ----------------------------------------------------------------- hooks for subclasses
     @abstractmethod
@@ -258,6 +294,74 @@ class State(ABC):
         s._legal = self._legal  # replaced, never mutated
         self._copy_fields(self, s)
         return s
+
+    # ----------------------------------------------------------------- chance (the generator, or given outcomes)
+    def _draw(self, pile: list[int], event: str, index: int = -1) -> int:
+        """Take the card at ``index`` (the top, by default) of a face-down ``pile`` of card kinds. Every draw of a
+        card nobody has seen goes through here: with given outcomes, the given kind is first swapped to ``index``
+        (the order of a face-down pile is hidden, so any card of it is equally likely to be there)."""
+        if self._given is None:
+            return pile.pop(index)
+        counts = sorted(Counter(pile).items())
+        outcome = self._outcome(event, [(kind, n / len(pile)) for kind, n in counts])
+        j = pile.index(outcome)
+        pile[j], pile[index] = pile[index], pile[j]
+        return pile.pop(index)
+
+    def _random_int(self, n: int, event: str) -> int:
+        """A uniform integer in ``0..n-1`` (who starts, a card turned face up): the generator's, or given."""
+        if self._given is None:
+            return int(self.rng.integers(n))
+        return self._outcome(event, [(i, 1 / n) for i in range(n)])
+
+    def _outcome(self, event: str, outcomes: list[tuple[int, float]]) -> int:
+        if not self._given:
+            raise ChanceNeeded(event, outcomes, [self.outcome_to_string(event, o) for o, _ in outcomes])
+        given = self._given.pop()
+        if all(given != o for o, _ in outcomes):
+            raise ValueError(f"{self.game.title}: chance outcome {given!r} is not possible at {event}; possible: "
+                             + ", ".join(str(o) for o, _ in outcomes))
+        return int(given)
+
+    def outcome_to_string(self, event: str, outcome: int) -> str:
+        """A readable name of a chance outcome of ``event``, distinct among the event's outcomes: ``"player k"``
+        for who starts (the event ``"first player"``), the number itself otherwise; a game names its cards here."""
+        return f"player {outcome}" if event == FIRST_PLAYER else str(outcome)
+
+    def child(self, action: Any, chance: Sequence[int]) -> State:
+        """A copy of this state after ``action``, whose random events (draws, the next round's deal) take the
+        outcomes ``chance`` in order instead of the generator's; the state itself is unchanged. When the action has
+        more random events than ``chance`` holds, raises :class:`ChanceNeeded` for the first one not given; an
+        impossible or left-over outcome raises ``ValueError``. Given the same actions and outcomes, every seat's
+        observation is the same whatever the seed (only the order of face-down piles is the generator's)."""
+        a = self._check_action(action)
+        state = self.clone()
+        state._with_given(chance, lambda: state._apply(a))
+        state._legal = None
+        return state
+
+    def _with_given(self, chance: Sequence[int], run: Callable[[], None]) -> None:
+        """``run()`` with the random events taking the outcomes ``chance``; all of them must be used."""
+        if self.game.num_chance_outcomes is None:
+            raise ValueError(f"{self.game.title}: its random events cannot be given (chance=) yet; its engine "
+                             "draws from its own generator")
+        given = []
+        for outcome in chance:
+            try:
+                if isinstance(outcome, (bool, np.bool_)):
+                    raise TypeError
+                given.append(operator.index(outcome))
+            except TypeError:
+                raise ValueError(f"{self.game.title}: chance outcome {outcome!r} is not an integer") from None
+        self._given = given[::-1]
+        try:
+            run()
+            if self._given:
+                raise ValueError(f"{self.game.title}: {len(self._given)} of the {len(given)} chance outcomes given "
+                                 "were not used; the random events took the first "
+                                 f"{len(given) - len(self._given)}")
+        finally:
+            del self._given
 
     def _to_dict(self) -> dict[str, Any]:
         """The position (``fields``) as JSON-able data; override to save a field in another form."""

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..core import options as opt
-from ..core.game import TERMINAL, Fields
+from ..core.game import FIRST_PLAYER, TERMINAL, Fields
 from ..core.game import Game as BaseGame
 from ..core.game import State as BaseState
 from . import observation as obs
@@ -126,6 +126,10 @@ class Game(BaseGame):
         self.deck_size = sum(self.multiplicity)  # 80 or 110
         self.per_type = self.deck_size // NUM_TYPES  # 16 or 22
         self.max_rounds = 2 * self.deck_size // 5  # F29: 32 or 44
+        self.num_chance_outcomes = NUM_KINDS  # chance outcomes: the kind revealed, who starts (0..n-1)
+        # a round: a bid or pass per seat, a tear-down, at most 5 takes and 5 placements (F10–F17)
+        self.max_game_length = self.max_rounds * (n + 11)
+        self.perfect_information = True  # F30: only the draw pile's order is secret
         obs.build_layouts(self)
 
 
@@ -144,7 +148,7 @@ class State(BaseState):
         deck = [k for k in range(NUM_KINDS) for _ in range(g.multiplicity[k])]
         self.draw = [deck[i] for i in self.rng.permutation(len(deck))]  # the next card is draw[-1]
         first = g.options["first_player"]
-        self.first_player = int(self.rng.integers(g.num_players)) if first == "random" else first
+        self.first_player = self._random_int(g.num_players, FIRST_PLAYER) if first == "random" else first
         self.start = self.first_player
         self.pass_no = 1
         self.round = 0
@@ -203,7 +207,7 @@ class State(BaseState):
         self.round += 1
         self.k = min(5, len(self.draw))
         for s in range(self.k):
-            kind = self.draw.pop()
+            kind = self._draw(self.draw, f"reveal slot {s}")
             self.display[s] = kind
             self.status[s] = IN_DISPLAY
             obs.write_drawn(self, kind)
@@ -476,6 +480,9 @@ class State(BaseState):
     @staticmethod
     def card_to_string(kind: int) -> str:
         return f"{TYPE_NAMES[kind >> 4]} {kind & 15}"
+
+    def outcome_to_string(self, event: str, outcome: int) -> str:
+        return super().outcome_to_string(event, outcome) if event == FIRST_PLAYER else self.card_to_string(outcome)
 
     def action_to_string(self, action: int) -> str:
         if not 0 <= action < self.game.num_actions:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core import options as opt
-from ..core.game import TERMINAL, Fields
+from ..core.game import FIRST_PLAYER, TERMINAL, Fields
 from ..core.game import Game as BaseGame
 from ..core.game import State as BaseState
 from . import observation as obs
@@ -74,7 +74,10 @@ class Game(BaseGame):
                              f"None or an integer from {self.initial_draw_pile} (the initial draw pile) to "
                              f"{MAX_TURNS_PER_ROUND}")
         self.turn_cap = cap
+        rounds = o["rounds"] + (MAX_EXTRA_ROUNDS if o["match_tie"] == "extra_rounds" else 0)  # L27
+        self.max_game_length = None if cap is None else 2 * cap * rounds  # two decisions a turn (L11)
         self.draw_deck_action = 2 * K
+        self.num_chance_outcomes = K  # chance outcomes: the kind drawn (deal, draw pile), who starts (0, 1)
         obs.build_layouts(self)
 
 
@@ -87,7 +90,7 @@ class State(BaseState):
     def _setup(self) -> None:
         g = self.game
         first = g.options["first_player"]
-        self.starter = int(self.rng.integers(2)) if first == "random" else first  # L8
+        self.starter = self._random_int(2, FIRST_PLAYER) if first == "random" else first  # L8
         self.round = 1
         self.extra_rounds = 0
         self.cumulative = [0, 0]
@@ -100,12 +103,12 @@ class State(BaseState):
         g = self.game
         C, K = g.n_colours, g.num_kinds
         cards = [k for k in range(K) for _ in range(g.multiplicity[k])]
-        cards = [cards[i] for i in self.rng.permutation(len(cards))]
+        self.deck = [cards[i] for i in self.rng.permutation(len(cards))]  # top of the draw pile = last element
         self.hands: list[dict[int, int]] = [{}, {}]
-        for p in (0, 1):
-            for k in cards[p * HAND_SIZE:(p + 1) * HAND_SIZE]:
+        for p in (0, 1):  # the first 16 cards of the shuffle, 8 each; the rest is the draw pile
+            for _ in range(HAND_SIZE):
+                k = self._draw(self.deck, f"deal to player {p}", 0)
                 self.hands[p][k] = self.hands[p].get(k, 0) + 1
-        self.deck = cards[2 * HAND_SIZE:]  # top of the draw pile = last element
         self.piles: list[list[int]] = [[] for _ in range(C)]
         self.expeditions: list[list[list[int]]] = [[[] for _ in range(C)] for _ in (0, 1)]
         self.known = [[0] * K, [0] * K]  # L33
@@ -199,7 +202,7 @@ class State(BaseState):
             self.step = DRAW_STEP
             return
         if a == g.draw_deck_action:
-            kind = self.deck.pop()
+            kind = self._draw(self.deck, f"player {p} draws")
             counts[UNSEEN + p, kind] -= 1  # the opponent still cannot see it
         else:  # DRAW_PILE
             c = a - g.draw_deck_action - 1
@@ -336,6 +339,9 @@ class State(BaseState):
     def card_to_string(self, kind: int) -> str:
         v = kind_value(kind)
         return f"{COLOUR_NAMES[kind // 10]} {'wager' if v == 0 else v}"
+
+    def outcome_to_string(self, event: str, outcome: int) -> str:
+        return super().outcome_to_string(event, outcome) if event == FIRST_PLAYER else self.card_to_string(outcome)
 
     def action_to_string(self, action: int) -> str:
         g = self.game

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..core import options as opt
-from ..core.game import TERMINAL, Fields
+from ..core.game import FIRST_PLAYER, TERMINAL, Fields
 from ..core.game import Game as BaseGame
 from ..core.game import State as BaseState
 from . import observation as obs
@@ -61,10 +61,12 @@ from .payments import (
     GROUP,
     MAX_PAYMENT,
     NUM_KINDS,
+    TOTAL_CARDS,
     UNSET,
     X3_VALUE,
     Z,
     best_pay,
+    kind_name,
     legal_units,
     reach,
     unit_kinds,
@@ -72,6 +74,7 @@ from .payments import (
     unit_value,
 )
 
+TILE_DRAWN = "tile drawn"  # the chance event of a draw from a tile stack
 MAX_TURNS = 10_000  # the largest turn cap allowed, generous: random games take 33–98 turns, the default cap is 400
 
 # ----------------------------------------------------------------- actions (P73)
@@ -143,6 +146,16 @@ class Game(BaseGame):
         self.canonical = o["canonical_order"]
         self.auto = o["auto_resolve_forced"]
         self.removed_public = o["removed_tiles_public"]
+        # Chance outcomes: the tile (or rider) drawn, the money card drawn, who starts. A shuffled split (P7)
+        # hides which tiles a stack holds: its draws stay the generator's.
+        self.num_chance_outcomes = RIDER + 1 if o["stack_split"] == "by_floor" else None
+        # Decisions per turn: an action (P12), then one of: n + 1 money picks (P27); a reconstruction (tile,
+        # destination, card; P55–P57); or a tile mode (P35) with a buy (two tiles and done, a unit per card and
+        # done, P37–P38), an auction (a unit per card, a done after each, a pass per seat, P43–P45) or a
+        # distribution (a pick per seat, P41), and a placement per tile received (P51).
+        per_turn = 1 + max(n + 1, 3, 1 + max(3 + TOTAL_CARDS + 1, 2 * TOTAL_CARDS + n, n) + NUM_TILES)
+        turns = o["max_turns"]
+        self.max_game_length = None if turns is None else turns * per_turn
         obs.build_layouts(self)
 
 
@@ -165,7 +178,7 @@ class State(BaseState):
         self.supply: list[int] = []
         self.quarries: list[list[int]] = [[] for _ in range(NUM_QUARRIES)]
         for i in range(5):  # P9: the supply, then quarries 0–3
-            t = self.stacks[0].pop()
+            t = self._draw(self.stacks[0], TILE_DRAWN)
             if i == 0:
                 self.supply.append(t)
                 self.where[t] = SUPPLY
@@ -184,9 +197,9 @@ class State(BaseState):
         self.known = [[0] * NUM_KINDS for _ in range(n)]  # K_q (P70a)
         for p in range(n):
             for _ in range(4):
-                self.hands[p][self.deck.pop()] += 1
+                self.hands[p][self._draw(self.deck, f"deal to player {p}")] += 1
         first = g.options["first_player"]  # P11
-        self.active = int(rng.integers(n)) if first is None else first
+        self.active = self._random_int(n, FIRST_PLAYER) if first is None else first
         self.turn = 0
         self.truncated = False
         self._clear_turn()
@@ -334,6 +347,11 @@ class State(BaseState):
             return out + [DEST_DISCARD]
         return [CARD + k for k in range(NUM_KINDS) if hand[k]]  # D11, P57
 
+    def outcome_to_string(self, event: str, outcome: int) -> str:
+        if event == TILE_DRAWN:
+            return "rider" if outcome == RIDER else f"tile {outcome} {tile_name(outcome)}"  # as in action names
+        return super().outcome_to_string(event, outcome) if event == FIRST_PLAYER else kind_name(outcome)
+
     def current_price(self) -> int:
         """P36 (A2): p = max(min_tile_price, 10 − N)."""
         return max(self.game.options["min_tile_price"], 10 - len(self.supply))
@@ -411,7 +429,7 @@ class State(BaseState):
         """P26, P28 (A3)."""
         if not self.deck:
             self._reshuffle()
-        k = self.deck.pop()
+        k = self._draw(self.deck, "money card")
         if self.deck_known:
             obs.write_deck_count(self, k)
         else:
@@ -463,7 +481,7 @@ class State(BaseState):
         """P30: the top item of the lowest-numbered non-empty stack (P34: one always exists)."""
         for stack in self.stacks:
             if stack:
-                return stack.pop()
+                return self._draw(stack, TILE_DRAWN)
         raise AssertionError("P34: every stack is empty while the game runs")
 
     def _draw_tiles(self) -> None:

@@ -150,6 +150,19 @@ class Game(BaseGame):
         self.exact_jump = o["jump_up_two"] == "exact"
         self.any_castle = o["king_move_scope"] == "any_castle"
         self.auto = o["auto_resolve_forced"]
+        # Chance outcomes: the card type drawn from the common deck, the master card (T59). A personal deck's
+        # order is partly known to its owner (cards returned to the top or bottom, T32): its draws stay the
+        # generator's.
+        self.num_chance_outcomes = None if self.personal else NUM_CARD_TYPES if self.common \
+            else 8 if o["master_card"] is None else 0
+        self.perfect_information = self.master  # T65–T68: every card in hand and the master card are public
+        # Decisions: the setup (T60 blocks, T9 knights and the king), two king moves (T55), and per turn at most
+        # a stack (T18), a card with its source and target (T34, T70), an end (T36), three leftover blocks (T19)
+        # and per action point (5, and 2 more from a card, T21, T45) two decisions (a move: knight, then square)
+        # or four (a personal acquire: take, keep, return two; T32).
+        turns = n * sum(self.rounds)
+        self.max_game_length = (len(START_CASTLES) if self.master else 0) + n + 1 + 2 + \
+            turns * (1 + 3 + 1 + 3 + (AP_PER_TURN + 2) * 4)
         obs.build_layouts(self)
 
 
@@ -186,7 +199,7 @@ class State(BaseState):
         self.master_card = -1
         if g.master:  # T59, T61
             fixed = g.options["master_card"]
-            self.master_card = int(self.rng.integers(8)) if fixed is None else MASTER_NAMES.index(fixed)
+            self.master_card = self._random_int(8, "master card") if fixed is None else MASTER_NAMES.index(fixed)
             self.hands = [[1] * m + [0] * (NUM_CARD_TYPES - m) for _ in range(n)]
         elif g.personal:  # T8(b)
             self.decks = [self._shuffled(list(range(m))) for _ in range(n)]
@@ -211,6 +224,9 @@ class State(BaseState):
             self.decision = SETUP_KNIGHT
         obs.reset(self)
         self._resolve_forced()
+
+    def outcome_to_string(self, event: str, outcome: int) -> str:
+        return (MASTER_NAMES if event == "master card" else CARD_NAMES)[outcome]
 
     def _shuffled(self, cards: list[int]) -> list[int]:
         return [cards[i] for i in self.rng.permutation(len(cards))]
@@ -460,7 +476,7 @@ class State(BaseState):
             self.acquired += 1
             self._stale_cards |= 1 << p
             if self.game.common:
-                t = self.decks[0].pop()
+                t = self._draw(self.decks[0], f"player {p} acquires")
                 self.hands[p][t] += 1
                 self.fresh[p][t] += 1
             else:
