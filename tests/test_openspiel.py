@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pickle
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -312,6 +314,35 @@ def test_openspiel_search_bots_play_whole_games(spec):
             state.apply_action(action)
             decisions += 1
     assert decisions > 20 and sum(state.returns()) == 0
+
+
+def bots_benchmark(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "openspiel_bots.py"), *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_bots_benchmark_plays_paired_deals():
+    done = bots_benchmark("lost_cities", "--simulations", "2", "--deals", "1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines[:2]] == ["deal 0 bot seat 0", "deal 0 bot seat 1"]
+    assert re.match(r"ismcts \(2 simulations\) vs heuristic on tabletop_lost_cities\(.*\): 2 games, wins ", lines[2])
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["lost_cities", "--deals", "0"], "argument --deals: expected an integer >= 1, got '0'"),
+    (["lost_cities", "--bot", "mcts"], "--bot mcts needs a game of perfect information; use --bot ismcts"),
+    (["palazzo"], "palazzo has 4 players here; this benchmark pits two"),
+    (["lost_cities", "--params", "n_colours=7"],
+     "Lost Cities: option n_colours=7 is not allowed; expected one of 5, 6"),
+    (["lost_cities", "--params", "colours=6"], "--params colours=6: expected one of n_colours=<int>, "
+     "rounds=<int>, first_player=<int>, next_round_starter=<str>, match_tie=<str>, max_turns_per_round=<int>"),
+    (["lost_city"], "unknown game 'lost_city'; expected one of five_towers, lost_cities, palazzo, torres"),
+])
+def test_the_bots_benchmark_refuses_bad_input_in_one_line(args, message):
+    done = bots_benchmark(*args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"openspiel_bots.py: error: {message}\n"
 
 
 def test_the_docs_snippets_run():

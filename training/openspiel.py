@@ -16,7 +16,8 @@ engine state (``envs/core/game.py``):
 * Observations. ``observation_tensor`` and ``information_state_tensor`` are the seat's observation vector
   (``State.observation``; the observer's ``dict`` holds its named fields), the strings its nonzero entries; both
   hold everything the seat knows of the position and nothing more (the engines' no-leak guarantee), not the
-  order of past moves. Before the deal is complete they are zeros and empty.
+  order of past moves. Before the deal is complete they are zeros and empty; at a chance node that resolves a
+  decision (a draw), they are those of the position before it.
 * ``resample_from_infostate`` is ``State.sample_hidden``; OpenSpiel's clone and serialisation copy the engine
   state (``to_json`` for serialisation); ``returns`` are the engine's, zero-sum in [-1, 1].
 """
