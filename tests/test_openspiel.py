@@ -19,6 +19,7 @@ from open_spiel.python.observation import make_observation  # noqa: E402
 
 import tabletop_rl.openspiel  # noqa: E402
 from tabletop_rl.training import openspiel  # noqa: E402
+from tests.doc_snippets import run_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 Information, ChanceMode = pyspiel.GameType.Information, pyspiel.GameType.ChanceMode
@@ -346,11 +347,5 @@ def test_the_bots_benchmark_refuses_bad_input_in_one_line(args, message):
 
 
 def test_the_docs_snippets_run():
-    """docs/interop.md, section "OpenSpiel": every python block runs, in order, in one namespace."""
-    text = (ROOT / "docs" / "interop.md").read_text(encoding="utf-8")
-    section = text.split("\n## OpenSpiel\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    assert blocks
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, "docs/interop.md", "exec"), namespace)
+    """docs/interop.md, section "OpenSpiel": every python block runs, in order, as one script."""
+    run_section("docs/interop.md", "OpenSpiel")
