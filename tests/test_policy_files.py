@@ -247,11 +247,8 @@ def test_the_payloads_are_live(tmp_path):
     assert (tmp_path / "a").exists() and (tmp_path / "b").exists()
 
 
-@pytest.mark.parametrize("kind", ["sb3 zip", "pickle", "torch.save", "truncated"])
-def test_the_command_lines_print_one_line_and_run_nothing(tmp_path, capsys, monkeypatch, kind):
-    marker = tmp_path / "marker"
-    path = tmp_path / "their_policy.zip"
-    path.write_bytes(BAD_FILES[kind][0](marker))
+def refused_by_evaluate_and_play(path: Path, tmp_path: Path, capsys, monkeypatch) -> list[str]:
+    """``evaluate`` and ``play`` given ``path`` as an agent both exit 2; the lines they printed on stderr."""
     with pytest.raises(SystemExit) as exit_code:
         evaluate.main(["lost_cities", "random", str(path), "--quiet", "--out", str(tmp_path / "eval")])
     assert exit_code.value.code == 2
@@ -259,8 +256,15 @@ def test_the_command_lines_print_one_line_and_run_nothing(tmp_path, capsys, monk
     with pytest.raises(SystemExit) as exit_code:
         play.main(["lost_cities", "--opponent", str(path)])
     assert exit_code.value.code == 2
-    captured = capsys.readouterr()
-    lines = captured.err.strip().splitlines()
+    return capsys.readouterr().err.strip().splitlines()
+
+
+@pytest.mark.parametrize("kind", ["sb3 zip", "pickle", "torch.save", "truncated"])
+def test_the_command_lines_print_one_line_and_run_nothing(tmp_path, capsys, monkeypatch, kind):
+    marker = tmp_path / "marker"
+    path = tmp_path / "their_policy.zip"
+    path.write_bytes(BAD_FILES[kind][0](marker))
+    lines = refused_by_evaluate_and_play(path, tmp_path, capsys, monkeypatch)
     assert len(lines) == 2 and all(str(path) in line and "Traceback" not in line for line in lines)
     assert not marker.exists() and not (tmp_path / "eval").exists()
 
@@ -365,14 +369,7 @@ def test_a_fifo_or_a_device_is_not_a_regular_file(tmp_path, capsys, monkeypatch)
     with pytest.raises(PolicyFileError, match=f"^{zero} is a device, not a regular file"):
         read_policy_info(zero)
     for path in (fifo, zero):
-        with pytest.raises(SystemExit) as exit_code:
-            evaluate.main(["lost_cities", "random", str(path), "--quiet", "--out", str(tmp_path / "eval")])
-        assert exit_code.value.code == 2
-        monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
-        with pytest.raises(SystemExit) as exit_code:
-            play.main(["lost_cities", "--opponent", str(path)])
-        assert exit_code.value.code == 2
-        lines = capsys.readouterr().err.strip().splitlines()
+        lines = refused_by_evaluate_and_play(path, tmp_path, capsys, monkeypatch)
         assert len(lines) == 2 and all(f"{path} is a " in line and "not a regular file" in line for line in lines)
 
 
