@@ -79,9 +79,9 @@ def probabilities(policy, observations: np.ndarray, masks: np.ndarray) -> np.nda
     return exp / exp.sum(axis=1, keepdims=True)
 
 
-def shipped_policies(tabletop_rl) -> dict[str, Path]:
+def shipped_policies(tabletop_rl) -> list[Path]:
     root = Path(tabletop_rl.training.__file__).parent
-    return {p.stem: p for p in sorted(root.rglob("pretrained/*.safetensors"))}
+    return sorted(root.rglob("pretrained/*.safetensors"))
 
 
 def load_policy(path: Path):
@@ -103,12 +103,14 @@ def record(games: int, count: int, stored: dict | None) -> tuple[dict, dict[str,
             key = f"{name} {json.dumps(options, sort_keys=True)}"
             digest[key] = list(trajectory_digest(game_class(**options), games))
             print(f"{key}: {digest[key][1]:,} decisions {digest[key][0][:16]}…", flush=True)
-    for name, path in shipped_policies(tabletop_rl).items():
+    for path in shipped_policies(tabletop_rl):
         policy = load_policy(path)
+        game = tabletop_rl.game_class(policy.info.game)(**policy.info.options)
+        name = f"{game.name}_{game.num_players}p"  # not the file's name, which changed
         if stored is not None and f"{name}/observations" in stored:  # the positions recorded before
             observations, masks = stored[f"{name}/observations"], stored[f"{name}/masks"]
         else:
-            observations, masks = positions(tabletop_rl.game_class(name)(**policy.info.options), count)
+            observations, masks = positions(game, count)
         arrays[f"{name}/observations"], arrays[f"{name}/masks"] = observations, masks
         arrays[f"{name}/probabilities"] = probabilities(policy, observations, masks)
         print(f"{name} policy: {len(observations)} positions", flush=True)

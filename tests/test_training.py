@@ -207,19 +207,50 @@ def test_load_agent_refuses_other_games_and_unknown_specs(tmp_path):
         assert isinstance(load_agent("pretrained", envs.make(name, wrapped=False).game), PolicyAgent)
 
 
-def test_pretrained_is_refused_for_other_spaces_with_a_hint(tmp_path, monkeypatch):
+def test_pretrained_picks_the_policy_trained_for_the_options_and_else_says_what_exists(tmp_path, monkeypatch):
     monkeypatch.setattr(agents, "PRETRAINED_DIR", tmp_path)
-    random_policy_file(tmp_path / "five_towers.safetensors", envs.make("five_towers", wrapped=False).game)
-    assert isinstance(load_agent("pretrained", envs.make("five_towers", wrapped=False).game), PolicyAgent)
-    with pytest.raises(PolicyFileError, match=r"size \d+ .* with {.num_players.: 5} has \d+ .* train one with"):
-        load_agent("pretrained", envs.make("five_towers", wrapped=False, num_players=5).game)
+    two, three = (envs.make("five_towers", wrapped=False, num_players=n).game for n in (2, 3))
+    for n, game in ((2, two), (3, three)):
+        random_policy_file(tmp_path / f"five_towers_{n}p.safetensors", game)
+    random_policy_file(tmp_path / "five_towers_other.safetensors", envs.make("lost_cities", wrapped=False).game)
+    for n, game in ((2, two), (3, three)):
+        assert agents.pretrained_path(game) == tmp_path / f"five_towers_{n}p.safetensors"
+        assert load_agent("pretrained", game).policy.info.options == game.options
+    five = envs.make("five_towers", wrapped=False, num_players=5).game
+    with pytest.raises(ValueError) as refused:
+        load_agent("pretrained", five)
+    assert str(refused.value) == (
+        "no pretrained five_towers policy was trained for 5 players; shipped: 2 players (five_towers_2p.safetensors), "
+        "3 players (five_towers_3p.safetensors); give a policy file's path to play one anyway, or train one with: "
+        f"{interpreter()} -m tabletop_rl.training.train --config configs/five_towers.yaml "
+        "--set 'game_options={\"num_players\": 5}'")
+    # an option that leaves the spaces alone still needs a policy trained for it
+    with pytest.raises(ValueError, match=r"trained for 3 players with final_partial_round=False; shipped: 2 players"):
+        load_agent("pretrained", envs.make("five_towers", wrapped=False, num_players=3, final_partial_round=False).game)
+    # what a run prints to do next plays its options, and the shipped policy only where one fits them
+    evaluate = [next_steps(game, Path("runs/x"), Path("runs/x/policy.safetensors"), 8, False)[1][1]
+                for game in (three, five)]
+    assert evaluate[0].endswith("runs/x/policy.safetensors random heuristic pretrained --games 400 --set num_players=3")
+    assert evaluate[1].endswith("runs/x/policy.safetensors random heuristic --games 400 --set num_players=5")
+    # an option added to a game after a policy was trained had its default then
+    info = agents.read_policy_info(tmp_path / "five_towers_2p.safetensors")
+    assert agents.trained_for(PolicyInfo(**{**vars(info), "options": {"num_players": 2}}), two)
 
 
 def test_pretrained_names_what_is_shipped_when_a_game_has_none(tmp_path, monkeypatch):
     monkeypatch.setattr(agents, "PRETRAINED_DIR", tmp_path)
-    (tmp_path / "lost_cities.safetensors").write_bytes(b"")
-    with pytest.raises(ValueError, match=r"no pretrained policy is shipped for five_towers.*lost_cities"):
+    random_policy_file(tmp_path / "lost_cities_2p.safetensors", envs.make("lost_cities", wrapped=False).game)
+    with pytest.raises(ValueError, match=r"^no pretrained policy is shipped for five_towers; train one with"):
         load_agent("pretrained", envs.make("five_towers", wrapped=False).game)
+
+
+def test_every_shipped_policy_is_named_for_its_game_and_player_count():
+    shipped = {path.name: info for game in envs.list_games() for path, info in agents.shipped_policies(game)}
+    assert set(shipped) == {p.name for p in agents.PRETRAINED_DIR.glob("*.safetensors")}
+    for name, info in shipped.items():
+        game = envs.make(info.game, wrapped=False, **info.options).game
+        assert name == f"{info.game}_{game.num_players}p.safetensors"
+        assert agents.non_default_options(game, info.options).keys() <= {"num_players"}  # default options only
 
 
 def test_next_commands_name_the_python_that_runs(tmp_path, monkeypatch):
@@ -236,7 +267,8 @@ def test_next_commands_name_the_python_that_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(system))
     monkeypatch.chdir(tmp_path / "repo")
     assert interpreter() == ".venv/bin/python"
-    play, evaluate, resume, board = (line for _, line in next_steps("lost_cities", Path("runs/my run"),
+    lost_cities = envs.make("lost_cities", wrapped=False).game
+    play, evaluate, resume, board = (line for _, line in next_steps(lost_cities, Path("runs/my run"),
                                                                     Path("runs/my run/policy.safetensors"), 8, True))
     assert play == (".venv/bin/python -m tabletop_rl.training.play lost_cities "
                     "--opponent 'runs/my run/policy.safetensors'")
@@ -255,7 +287,8 @@ def test_next_commands_name_the_python_that_runs(tmp_path, monkeypatch):
 
 def test_next_commands_run_as_printed(tmp_path):
     """The printed 'play against it' command, split as a shell would and run with no python on the PATH."""
-    line = next_steps("lost_cities", tmp_path, agents.PRETRAINED_DIR / "lost_cities.safetensors", 8, True)[0][1]
+    line = next_steps(envs.make("lost_cities", wrapped=False).game, tmp_path,
+                      agents.PRETRAINED_DIR / "lost_cities_2p.safetensors", 8, True)[0][1]
     done = subprocess.run(shlex.split(line), input="q\n", capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PATH": str(tmp_path)})
     assert done.returncode == 0, done.stderr

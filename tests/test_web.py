@@ -115,7 +115,8 @@ def test_an_illegal_move_is_refused_and_changes_nothing(client):
     ({"game": "lost_cities", "seats": ["human", "random"], "options": {"n_colours": 7}},
      "Lost Cities: option n_colours=7 is not allowed; expected one of 5, 6"),
     ({"game": "lost_cities", "seats": ["human", "random"], "options": {"n_colours": [5]}}, "options must be an object"),
-    ({"game": "palazzo", "seats": ["human", "pretrained"], "options": {"num_players": 2}}, "agent pretrained:"),
+    ({"game": "torres", "seats": ["human", "pretrained"], "options": {"action_deck": "personal"}},
+     "agent pretrained: no pretrained torres policy was trained for 2 players with action_deck='personal'"),
     ({"game": "lost_cities", "seats": ["human", "random"], "seed": -1}, "seed must be an integer from 0"),
 ])
 def test_a_bad_new_game_is_refused_in_one_line(client, body, message):

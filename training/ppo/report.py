@@ -10,6 +10,7 @@ An evaluation record (one per opponent and evaluation step, kept in ``eval_histo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,10 @@ from typing import Any
 import numpy as np
 import yaml
 
+from ...envs.core.game import Game
+from ...envs.core.registry import game_class
 from ..evaluation.stats import mean_interval, wilson
-from ..runtime.agents import PRETRAINED_DIR, SUFFIX
+from ..runtime.agents import non_default_options, shipped_policies, trained_for
 from ..shell import command
 
 
@@ -80,13 +83,18 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path, title: str) -
     plt.close(fig)
 
 
-def next_steps(game: str, run_dir: Path, policy: Path, steps: int, finished: bool) -> list[tuple[str, str]]:
-    """What to run after a training run, with its actual paths: (what, shell command) pairs. A run that
-    reached its ``total_timesteps`` (``finished``) is extended by raising it; any other just continues."""
-    others = ["random", "heuristic"] + (["pretrained"] if (PRETRAINED_DIR / f"{game}{SUFFIX}").is_file() else [])
+def next_steps(game: Game, run_dir: Path, policy: Path, steps: int, finished: bool) -> list[tuple[str, str]]:
+    """What to run after a training run, with its actual paths and the game's options: (what, shell command)
+    pairs. A run that reached its ``total_timesteps`` (``finished``) is extended by raising it; any other just
+    continues. The shipped policy joins the evaluation where one was trained for the run's options."""
+    options = [word for k, v in non_default_options(game, game.options).items()
+               for word in ("--set", f"{k}={json.dumps(v)}")]
+    others = ["random", "heuristic"] + (["pretrained"] if any(trained_for(info, game) for _, info in
+                                                              shipped_policies(game.name)) else [])
     extend = ["--set", f"total_timesteps={2 * steps}"] if finished else []
-    return [("play against it", command("tabletop_rl.training.play", game, "--opponent", policy)),
-            ("evaluate it", command("tabletop_rl.training.evaluate", game, policy, *others, "--games", "400")),
+    return [("play against it", command("tabletop_rl.training.play", game.name, "--opponent", policy, *options)),
+            ("evaluate it", command("tabletop_rl.training.evaluate", game.name, policy, *others, "--games", "400",
+                                    *options)),
             ("train it further" if finished else "continue it",
              command("tabletop_rl.training.train", "--resume", run_dir, *extend)),
             ("TensorBoard", command("tensorboard.main", "--logdir", run_dir / "tb"))]
@@ -130,8 +138,9 @@ def write_report(run_dir: Path, config: dict[str, Any], history: list[dict[str, 
         lines.append("")
     lines += ["## Files", "", f"- run folder: `{run_dir}`", f"- policy: `{facts['policy']}`",
               f"- checkpoints: `{run_dir / 'checkpoints'}`", "", "## Next", ""]
+    game = game_class(config["game"])(**config["game_options"])
     lines += [f"- {what}: `{command}`" for what, command in
-              next_steps(config["game"], run_dir, facts["policy"], facts["num_timesteps"], facts["finished"])]
+              next_steps(game, run_dir, facts["policy"], facts["num_timesteps"], facts["finished"])]
     lines += ["", "## Config", "", "```yaml", yaml.safe_dump(config, sort_keys=False).rstrip(), "```", ""]
     path = run_dir / "report.md"
     path.write_text("\n".join(lines))

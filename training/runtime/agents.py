@@ -1,28 +1,79 @@
 """The agent loader shared by training, evaluation and play (numpy only: no torch needed).
 
 ``load_agent(spec, game)`` turns a spec — ``random``, ``heuristic``, ``pretrained`` (the policy shipped in
-``training/pretrained/<game>.safetensors``), the path of a policy file, checkpoint or run folder, or ``search``
-with options — into an :class:`~tabletop_rl.envs.core.agents.Agent` (docs/training.md, "Agents"). Policy files
-are read by :func:`tabletop_rl.training.runtime.policy.load_policy`: nothing in a file is ever run.
+``training/pretrained/<game>_<n>p.safetensors`` that was trained for the game's options), the path of a policy
+file, checkpoint or run folder, or ``search`` with options — into an :class:`~tabletop_rl.envs.core.agents.Agent`
+(docs/training.md, "Agents"). Policy files are read by :func:`tabletop_rl.training.runtime.policy.load_policy`:
+nothing in a file is ever run.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ...envs.core.agents import Agent, builtin_agent
 from ...envs.core.game import Game
 from ..shell import command
-from .policy import PolicyAgent, PolicyFileError, load_policy
+from .policy import PolicyAgent, PolicyFileError, PolicyInfo, load_policy, read_policy_info
 
 PRETRAINED_DIR = Path(__file__).parents[1] / "pretrained"  # training/pretrained
 SUFFIX = ".safetensors"
 
 
 def train_command(game: Game) -> str:
-    """How to train a policy of one's own for ``game`` (said where a pretrained one is missing)."""
-    return command("tabletop_rl.training.train", "--config", f"configs/{game.name}.yaml")
+    """How to train a policy of one's own for ``game`` and its options (said where a pretrained one is missing)."""
+    changed = non_default_options(game, game.options)
+    options = ["--set", f"game_options={json.dumps(changed)}"] if changed else []
+    return command("tabletop_rl.training.train", "--config", f"configs/{game.name}.yaml", *options)
+
+
+def non_default_options(game: Game, options: dict[str, Any]) -> dict[str, Any]:
+    """The entries of ``options`` (a game's, or those a policy was trained for) that differ from ``game``'s
+    defaults; an option a policy file does not name (added since) had its default."""
+    defaults = {o.name: o.default for o in game.option_schema}
+    return {k: v for k, v in options.items() if k in defaults and not _same(v, defaults[k])}
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)  # a tuple and a list from JSON agree
+
+
+def shipped_policies(game_name: str) -> list[tuple[Path, PolicyInfo]]:
+    """The policies in ``training/pretrained`` for a game (any options), with what each was trained for."""
+    found = [(path, read_policy_info(path)) for path in sorted(PRETRAINED_DIR.glob(f"{game_name}_*{SUFFIX}"))]
+    return [(path, info) for path, info in found if info.game == game_name]
+
+
+def trained_for(info: PolicyInfo, game: Game) -> bool:
+    """Was the policy trained for exactly ``game``'s options (defaults filling what its file does not name)?"""
+    defaults = {o.name: o.default for o in game.option_schema}
+    return all(_same(info.options.get(k, defaults[k]), v) for k, v in game.options.items())
+
+
+def describe_options(game: Game, options: dict[str, Any]) -> str:
+    """``3 players``, ``2 players with action_deck='personal'``: a game's or a policy's options, in short."""
+    changed = non_default_options(game, options)
+    players = changed.pop("num_players", None) or {o.name: o.default for o in game.option_schema}.get(
+        "num_players", game.num_players)
+    rest = ", ".join(f"{k}={v!r}" for k, v in changed.items())
+    return f"{players} players" + (f" with {rest}" if rest else "")
+
+
+def pretrained_path(game: Game) -> Path:
+    """The shipped policy trained for ``game``'s options; else a one-line ``ValueError`` saying what exists."""
+    shipped = shipped_policies(game.name)
+    for path, info in shipped:
+        if trained_for(info, game):
+            return path
+    if not shipped:
+        raise ValueError(f"no pretrained policy is shipped for {game.name}; train one with: {train_command(game)}")
+    exists = ", ".join(f"{describe_options(game, info.options)} ({path.name})" for path, info in shipped)
+    raise ValueError(f"no pretrained {game.name} policy was trained for {describe_options(game, game.options)}; "
+                     f"shipped: {exists}; give a policy file's path to play one anyway, or train one with: "
+                     f"{train_command(game)}")
 
 
 def resolve_checkpoint(spec: str | Path) -> Path:
@@ -41,13 +92,7 @@ def resolve_checkpoint(spec: str | Path) -> Path:
 def policy_path(spec: str | Path, game: Game) -> Path:
     """The policy file behind ``"pretrained"`` or a policy / checkpoint / run-directory path."""
     if spec == "pretrained":
-        path = PRETRAINED_DIR / f"{game.name}{SUFFIX}"
-        if not path.is_file():
-            shipped = sorted(p.stem for p in PRETRAINED_DIR.glob(f"*{SUFFIX}"))
-            raise ValueError(f"no pretrained policy is shipped for {game.name} "
-                             f"(shipped: {shipped or 'none'}); "
-                             f"train one with: {train_command(game)}")
-        return path
+        return pretrained_path(game)
     path = Path(spec)
     if not path.exists():
         if len(path.parts) == 1 and not path.suffix:  # a bare word: a mistyped agent name, not a file

@@ -19,7 +19,7 @@ from threadpoolctl import ThreadpoolController
 from ...envs.core.agents import Agent, SeatView, legal_actions
 from ...envs.core.game import Game, State
 from ...envs.core.match import score_margins
-from .policy import MLPPolicy, PolicyFileError, load_policy, read_policy_info
+from .policy import MLPPolicy, load_policy
 
 PREFIX = "search"
 NETWORK_ROLLOUT = "policy"
@@ -318,15 +318,14 @@ def search_factory(spec: str, game: Game) -> Callable[[int | None], SearchAgent]
 
 def _network(policy: str, game: Game) -> MLPPolicy | None:
     """The prior network: ``none``, a policy path, or ``pretrained`` if a shipped policy fits ``game``."""
-    from .agents import policy_path
+    from .agents import policy_path, pretrained_path
 
     if policy == "none":
         return None
     if policy == "pretrained":
         try:
-            path = policy_path(policy, game)
-            read_policy_info(path).check_game(game, path)
-        except (ValueError, PolicyFileError):  # none shipped, or for other options (another player count)
+            path = pretrained_path(game)
+        except ValueError:  # none trained for these options (another player count, say): search without a prior
             return None
         return load_policy(path, game)
     return load_policy(policy_path(policy, game), game)

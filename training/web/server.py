@@ -37,7 +37,7 @@ from ...envs.core.game import Game, State
 from ...envs.core.options import Option
 from ...envs.core.record import HUMAN, MAX_BYTES, Decision, Record, RecordError, Result, load_record, parse_record
 from ...envs.core.registry import game_class, list_games
-from ..runtime.agents import PRETRAINED_DIR, SUFFIX, agent_factory
+from ..runtime.agents import agent_factory, shipped_policies
 
 STATIC = Path(__file__).parent / "static"
 BUILTIN = ("random", "heuristic", "pretrained", "search")  # the agents every game offers (pretrained if shipped)
@@ -154,7 +154,7 @@ class App:
 
     # ------------------------------------------------------------------ agents
     def agent_names(self, game_name: str) -> list[str]:
-        builtin = [a for a in BUILTIN if a != "pretrained" or (PRETRAINED_DIR / f"{game_name}{SUFFIX}").is_file()]
+        builtin = [a for a in BUILTIN if a != "pretrained" or shipped_policies(game_name)]
         return builtin + list(self.policies)
 
     def agent(self, name: Any, game: Game, seed: int) -> Agent:
