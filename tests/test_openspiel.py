@@ -18,6 +18,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.observation import make_observation  # noqa: E402
 
 import tabletop_rl.openspiel  # noqa: E402
+from tabletop_rl.envs.torres.game import ACQUIRE  # noqa: E402
 from tabletop_rl.training import openspiel  # noqa: E402
 from tests.doc_snippets import run_section  # noqa: E402
 
@@ -37,11 +38,14 @@ SIMULATED = {
     "tabletop_palazzo(num_players=3,reshuffle_timing=on_empty)": 1,
     "tabletop_palazzo": 1,
     "tabletop_palazzo(num_players=2,stack_split=random)": 1,
+    "tabletop_palazzo(num_players=3,stack_split=by_floor_shuffled,removed_tiles_public=false)": 1,
     "tabletop_torres": 2,
     "tabletop_torres(num_players=3)": 1,
     "tabletop_torres(num_players=4)": 1,
     "tabletop_torres(action_deck=master)": 2,
     "tabletop_torres(action_deck=master,master_card=M3,num_players=3)": 1,
+    "tabletop_torres(action_deck=personal)": 2,
+    "tabletop_torres(action_deck=personal,num_players=3,card_types=8)": 1,
     "tabletop_torres(action_deck=personal,num_players=4)": 1,
 }
 
@@ -81,14 +85,14 @@ def test_openspiel_random_sim_test(spec):
      80, 44 * 15),
     ("tabletop_palazzo", Information.IMPERFECT_INFORMATION, ChanceMode.EXPLICIT_STOCHASTIC, 4, 127, 49, None),
     ("tabletop_palazzo(stack_split=random)", Information.IMPERFECT_INFORMATION, ChanceMode.EXPLICIT_STOCHASTIC, 4,
-     127, openspiel.SEEDS, None),
+     127, 49, None),
     ("tabletop_torres", Information.IMPERFECT_INFORMATION, ChanceMode.EXPLICIT_STOCHASTIC, 2, 305, 10, None),
     ("tabletop_torres(action_deck=master)", Information.PERFECT_INFORMATION, ChanceMode.EXPLICIT_STOCHASTIC, 2,
      305, 8, None),
     ("tabletop_torres(action_deck=master,master_card=M1)", Information.PERFECT_INFORMATION,
      ChanceMode.DETERMINISTIC, 2, 305, 0, None),
     ("tabletop_torres(action_deck=personal,num_players=3)", Information.IMPERFECT_INFORMATION,
-     ChanceMode.EXPLICIT_STOCHASTIC, 3, 305, openspiel.SEEDS, None),
+     ChanceMode.EXPLICIT_STOCHASTIC, 3, 305, 10, None),
 ])
 def test_game_type_and_info_per_option_set(spec, information, chance, players, actions, outcomes, length):
     game = pyspiel.load_game(spec)
@@ -177,18 +181,26 @@ def test_chance_nodes_are_the_deal_and_every_draw_with_their_frequencies():
     assert state.current_player() == 0 and state.engine.hands[1][0] == 1
 
 
-def test_a_game_whose_engine_keeps_its_draws_starts_with_the_seed_node():
+def test_a_shuffled_split_deals_its_stacks_at_chance_nodes():
+    game = pyspiel.load_game("tabletop_palazzo(stack_split=by_floor_shuffled)")
+    state = game.new_initial_state()
+    floor_2 = [t for t in range(48) if t % 16 in (3, 4, 5)]  # floor 2: the 4th to 6th tile of each material
+    for i in range(7):  # 7 of the 9 floor-2 tiles go to stack I
+        assert state.is_chance_node() and state.chance_outcomes() == [(t, 1 / (9 - i)) for t in floor_2[i:]]
+        state.apply_action(floor_2[i])
+    assert state.chance_outcomes() == [(t, 1 / 9) for t in range(48) if t % 16 in (10, 11, 12)]  # floor 4, to II
+    assert state.action_to_string(pyspiel.PlayerId.CHANCE, 42) == "tile into stack II: tile 42 m4.1"
+
+
+def test_a_personal_deck_card_nobody_has_seen_is_a_chance_node():
     game = pyspiel.load_game("tabletop_torres(action_deck=personal)")
     state = game.new_initial_state()
-    assert state.chance_outcomes() == [(s, 1 / openspiel.SEEDS) for s in range(openspiel.SEEDS)]
-    assert state.action_to_string(pyspiel.PlayerId.CHANCE, 7) == "seed: 7"
-    assert len(pyspiel.serialize_game_and_state(game, state)) < 2000  # the 65,536 outcomes are not in it
-    state.apply_action(7)
-    assert not state.is_chance_node() and str(state) == game.engine.new_initial_state(7).render_text()
-    rng = np.random.default_rng(0)
-    while not state.is_terminal():  # the engine draws everything else from its generator: no other chance node
-        assert not state.is_chance_node()
-        state.apply_action(int(rng.choice(state.legal_actions())))
+    while ACQUIRE not in state.legal_actions():  # no chance node before the first acquisition
+        state.apply_action(state.legal_actions()[-1])
+    p = state.current_player()
+    state.apply_action(ACQUIRE)
+    assert state.is_chance_node() and state.chance_outcomes() == [(t, 0.1) for t in range(10)]
+    assert state.action_to_string(pyspiel.PlayerId.CHANCE, 4) == f"player {p} looks at a card: diagonal move"
 
 
 def test_a_state_is_a_function_of_its_history():
@@ -205,7 +217,8 @@ def test_a_state_is_a_function_of_its_history():
 
 
 @pytest.mark.parametrize("spec", ["tabletop_lost_cities", "tabletop_palazzo(num_players=3)", "tabletop_torres",
-                                  "tabletop_torres(action_deck=personal)", "tabletop_palazzo(stack_split=random)"])
+                                  "tabletop_torres(action_deck=personal)", "tabletop_palazzo(stack_split=random)",
+                                  "tabletop_palazzo(num_players=2,stack_split=by_floor_shuffled)"])
 def test_no_leak_a_resampled_state_looks_the_same_to_its_seat(spec):
     """States that differ only in what a seat cannot see (``resample_from_infostate``, the engine's
     ``sample_hidden``) give that seat the same observation and information-state tensors and strings, and the

@@ -9,6 +9,7 @@ others' K_q and U_q, the cards the seat cannot locate, tile locations) and again
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,8 @@ import pytest
 from tabletop_rl import envs
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.palazzo import Game, State, env, raw_env
+from tabletop_rl.envs.palazzo.components import FLOOR
+from tabletop_rl.envs.palazzo.game import tile_name
 from tests.contract import (
     assert_matches_golden,
     check_bad_input,
@@ -27,6 +30,7 @@ from tests.contract import (
     check_random_play,
     check_registry,
     checked_random_games,
+    given_chance,
     golden_playthrough,
     random_playout,
 )
@@ -77,22 +81,39 @@ def test_contract_battery_clone_json_leaks_bounds(name):
     assert stats.episodes == 4 and stats.deep_checks >= stats.decisions // 45 and stats.hidden_changed > 0
 
 
-@pytest.mark.parametrize("name", ["2p", "4p"])
+@pytest.mark.parametrize("name", ["2p", "4p", "2p_free_order_random_stacks", "3p_auto_hidden_removed"])
 def test_P6a_chance_given_from_outside(name):
-    """The first player, the tiles revealed and drawn, the deal and every money card drawn (reshuffled decks too)
-    as given chance outcomes (OpenSpiel's chance nodes), with the invariants at every position."""
+    """The first player, the tiles of a shuffled split's stacks I and II, the tiles revealed and drawn, the deal and
+    every money card drawn (reshuffled decks too) as given chance outcomes (OpenSpiel's chance nodes), with the
+    invariants at every position."""
     game = Game(**OPTION_SETS[name])
     assert game.num_chance_outcomes == 49  # tiles 0–47, the riders
     assert check_given_chance(game, 2, seed=len(name), checker=Checker(game, observation_every=7)) > 100
 
 
-@pytest.mark.parametrize("split", ["by_floor_shuffled", "random"])
-def test_P7_a_shuffled_split_keeps_its_draws_to_the_generator(split):
-    game = Game(stack_split=split)
-    assert game.num_chance_outcomes is None
-    with pytest.raises(ValueError, match=r"^Palazzo: its random events cannot be given \(chance=\) yet; its engine "
-                                         r"draws from its own generator$"):
-        game.new_initial_state(0, [])
+@pytest.mark.parametrize(("split", "stack_I", "stack_II"), [
+    ("by_floor_shuffled", [t for t in range(48) if FLOOR[t] == 2], [t for t in range(48) if FLOOR[t] == 4]),
+    ("random", list(range(48)), None),  # stack II: of the tiles left
+])
+def test_P7_a_shuffled_split_deals_stacks_I_and_II_by_chance(split, stack_I, stack_II):
+    """With given chance outcomes, which tiles a shuffled split puts in stacks I and II are chance events at setup,
+    each tile of the pile dealt from equally likely (7 floor-2 tiles to I and 2 floor-4 tiles to II, or 16 and 16
+    of all 48); the setup's draws (P9) then come from stack I as dealt."""
+    events = []
+    state, given = given_chance(partial(Game(stack_split=split).new_initial_state, 0), np.random.default_rng(0), events)
+    counts = (7, 2) if split == "by_floor_shuffled" else (16, 16)
+    split_events, draw = events[:sum(counts)], events[sum(counts)]
+    assert [e.event for e in split_events] == ["tile into stack I"] * counts[0] + ["tile into stack II"] * counts[1]
+    dealt = [given[:counts[0]], given[counts[0]:sum(counts)]]
+    stack_II = stack_II or [t for t in range(48) if t not in dealt[0]]
+    for stack, pile in enumerate((stack_I, stack_II)):
+        for i, needed in enumerate(split_events[sum(counts[:stack]):sum(counts[:stack + 1])]):
+            left = [t for t in pile if t not in dealt[stack][:i]]
+            assert needed.outcomes == [(t, 1 / len(left)) for t in left]
+        assert all(state.member[t] == stack for t in dealt[stack])
+    assert sum(m == 0 for m in state.member) == sum(m == 1 for m in state.member) == 16
+    assert draw.event == "tile drawn" and draw.outcomes == [(t, 1 / 16) for t in range(48) if state.member[t] == 0]
+    assert draw.names[0] == f"tile {draw.outcomes[0][0]} {tile_name(draw.outcomes[0][0])}"
 
 
 def test_checker_catches_broken_invariants(monkeypatch):

@@ -65,10 +65,11 @@ def test_I1_to_I15_random_play_keeps_the_contract_and_the_invariants(name):
     assert stats.hidden_changed > 0 or options.get("action_deck") == "master"  # master: nothing is hidden
 
 
-@pytest.mark.parametrize("name", ["2p", "3p_master", "4p_master"])
-def test_T8_T59_chance_given_from_outside(name):
-    """Every common-deck draw and the master card as given chance outcomes (OpenSpiel's chance nodes), with the
-    invariants at every position; a fixed master card leaves nothing to chance."""
+@pytest.mark.parametrize("name", ["2p", "2p_personal", "3p_personal", "4p_personal", "3p_master", "4p_master"])
+def test_T8_T32_T59_chance_given_from_outside(name):
+    """Every common-deck draw, every personal-deck card looked at that nobody has seen and the master card as given
+    chance outcomes (OpenSpiel's chance nodes), with the invariants at every position; a fixed master card leaves
+    nothing to chance."""
     options, _ = OPTION_SETS[name]
     game = Game(**options)
     events = check_given_chance(game, 2, seed=len(name), checker=Checker(game, observation_every=7))
@@ -77,14 +78,6 @@ def test_T8_T59_chance_given_from_outside(name):
     else:
         assert events > 0  # the cards acquired
     assert game.perfect_information == (options.get("action_deck") == "master")
-
-
-def test_T32_personal_decks_keep_their_draws_to_the_generator():
-    game = Game(action_deck="personal")
-    assert game.num_chance_outcomes is None
-    with pytest.raises(ValueError, match=r"^Torres: its random events cannot be given \(chance=\) yet; its engine "
-                                         r"draws from its own generator$"):
-        game.new_initial_state(0, [])
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tabletop_rl.envs.core.game import TERMINAL
+from tabletop_rl.envs.core.game import TERMINAL, ChanceNeeded
 from tabletop_rl.envs.torres import Game
 from tabletop_rl.envs.torres.board import Board
-from tabletop_rl.envs.torres.cards import master_points
+from tabletop_rl.envs.torres.cards import CARD_NAMES, master_points
 from tests.torres_helpers import (
     ACQUIRE,
     ADD_KNIGHT,
@@ -331,6 +331,39 @@ def test_T32_personal_acquire_keep_one_return_the_others_in_any_order():
     state.apply_action(RETURN_BOTTOM + top3[2])
     state.apply_action(RETURN_TOP + top3[0])
     assert state.decks[0] == [top3[2], *deck[:-3], top3[0]] and state.phase == "D4 action"
+
+
+def test_T32_a_personal_look_is_a_chance_event_over_the_cards_nobody_has_seen():
+    """With given chance outcomes (OpenSpiel's chance nodes), each card looked at that its owner has not seen is a
+    chance event over those cards, one copy each; a card returned on top or to the bottom comes back without one."""
+    state = build(W1_ROWS, {"action_deck": "personal"}, hands={0: {0: 1, 1: 1, 2: 1}})  # deck: types 3–9
+    with pytest.raises(ChanceNeeded) as needed:
+        state.child(ACQUIRE, [])
+    assert needed.value.event == "player 0 looks at a card"
+    assert needed.value.outcomes == [(t, 1 / 7) for t in range(3, 10)]
+    assert needed.value.names == [CARD_NAMES[t] for t in range(3, 10)]
+    state = state.child(ACQUIRE, [9, 3, 5])
+    assert state.looked == [3, 5, 9]
+    play(state, f"keep {CARD_NAMES[5]}", f"return top {CARD_NAMES[9]}", f"return bottom {CARD_NAMES[3]}")
+    assert (state.returned_top, state.returned_bottom) == ([1, 0], [1, 0])
+    with pytest.raises(ChanceNeeded) as needed:  # 9 comes back first, then one of the four unseen
+        state.child(ACQUIRE, [])
+    assert needed.value.outcomes == [(t, 1 / 4) for t in (4, 6, 7, 8)]
+    after = state.child(ACQUIRE, [8, 4])
+    assert after.looked == [4, 8, 9] and (after.returned_top, after.returned_bottom) == ([0, 0], [1, 0])
+    assert sorted(after.decks[0]) == [3, 6, 7] and after.decks[0][0] == 3
+
+
+def test_T32_a_personal_deck_seen_to_the_bottom_is_drawn_without_chance():
+    state = build(W1_ROWS, {"action_deck": "personal"}, hands={0: {t: 1 for t in range(6)}})  # deck: types 6–9
+    state = state.child(ACQUIRE, [6, 7, 8])
+    play(state, f"keep {CARD_NAMES[6]}", f"return bottom {CARD_NAMES[7]}", f"return bottom {CARD_NAMES[8]}")
+    assert state.decks[0] == [8, 7, 9] and state.returned_bottom == [2, 0]
+    with pytest.raises(ChanceNeeded) as needed:
+        state.child(ACQUIRE, [])
+    assert needed.value.outcomes == [(9, 1.0)]  # the one card unseen, then the two returned to the bottom
+    after = state.child(ACQUIRE, [9])
+    assert after.looked == [7, 8, 9] and after.decks[0] == [] and after.returned_bottom == [0, 0]
 
 
 def test_T32_personal_acquire_with_fewer_than_three_cards():

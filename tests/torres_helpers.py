@@ -405,7 +405,7 @@ def name(s: int) -> str:
 # ===================================================================== invariants (§14)
 def check_conservation(s: State) -> None:
     """I1: every block, I2: every knight, I9: every card in exactly one place (one of each type per colour
-    outside the common deck)."""
+    outside the common deck), and no more returned cards in a personal deck than it holds."""
     g = s.game
     on_stacks = sum(map(sum, s.stacks)) + max(s.turn_stack, 0) + s.leftover
     assert sum(s.board.h) + s.supply + on_stacks == 92 and s.supply >= 0, "I1: blocks"
@@ -425,6 +425,8 @@ def check_conservation(s: State) -> None:
         for t in (s.decks[p] if g.personal else []) + (s.looked if p == s.current_player else []):
             own[t] += 1
         assert own == copies, f"I9: cards of seat {p}: {own}"
+        seen = (s.returned_top[p], s.returned_bottom[p])  # T32(b): the returned cards still in the deck
+        assert min(seen) >= 0 and sum(seen) <= (len(s.decks[p]) if g.personal else 0), f"I9: seat {p} returned {seen}"
 
 
 class Checker:

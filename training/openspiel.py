@@ -4,15 +4,12 @@
 parameters: ``pyspiel.load_game("tabletop_lost_cities(n_colours=6,rounds=3)")``. An OpenSpiel state wraps an
 engine state (``envs/core/game.py``):
 
-* Chance. Where the engine takes its random events as given outcomes (``Game.num_chance_outcomes`` is not None),
-  each of them — who starts, every card of the deal, every later draw — is an OpenSpiel chance node whose
-  outcomes are the card kinds in the pile drawn from, with their frequencies as probabilities. A decision is
-  applied to the engine with the outcomes chosen so far (``State.child``); when it needs one more, the state is a
-  chance node for that event (``ChanceNeeded``), and once it is chosen the decision is applied again. The
-  engine's own shuffles then order only the cards left face down, which nothing observes (its seed is fixed: a
-  state is a function of its history). Where it cannot (Palazzo's shuffled stack splits, Torres' personal decks),
-  the game starts with one chance node, the engine's seed (:data:`SEEDS` equally likely, seen by nobody), and
-  the engine draws everything else from its generator.
+* Chance. The engine takes its random events as given outcomes (``chance=``): each of them — who starts, every
+  card of the deal, every later draw — is an OpenSpiel chance node whose outcomes are the card kinds in the pile
+  drawn from, with their frequencies as probabilities. A decision is applied to the engine with the outcomes
+  chosen so far (``State.child``); when it needs one more, the state is a chance node for that event
+  (``ChanceNeeded``), and once it is chosen the decision is applied again. The engine's own shuffles then order
+  only the cards left face down, which nothing observes (its seed is fixed: a state is a function of its history).
 * Observations. ``observation_tensor`` and ``information_state_tensor`` are the seat's observation vector
   (``State.observation``; the observer's ``dict`` holds its named fields), the strings its nonzero entries; both
   hold everything the seat knows of the position and nothing more (the engines' no-leak guarantee), not the
@@ -25,7 +22,6 @@ engine state (``envs/core/game.py``):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -38,8 +34,6 @@ from ..envs.core.game import State as EngineState
 from ..envs.core.registry import game_class
 
 PREFIX = "tabletop_"
-SEEDS = 2**16
-"""The outcomes of the seed chance node of a game whose engine draws from its own generator."""
 
 
 def _ints(text: str) -> list[int]:
@@ -96,14 +90,13 @@ def game_type(name: str, game: EngineGame | None = None) -> pyspiel.GameType:
     game = game or cls()
     seats = next((o for o in cls.option_schema if o.name == "num_players"), None)
     players = [n for n in range(1, 11) if seats.check(n)] if seats else [game.num_players]
-    perfect = game.perfect_information and game.num_chance_outcomes is not None  # a secret seed is information
     modes = pyspiel.GameType.ChanceMode
     return pyspiel.GameType(
         short_name=PREFIX + name,
         long_name=f"tabletop-rl {cls.title}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=modes.DETERMINISTIC if game.num_chance_outcomes == 0 else modes.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.PERFECT_INFORMATION if perfect
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION if game.perfect_information
         else pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
@@ -117,19 +110,13 @@ def game_type(name: str, game: EngineGame | None = None) -> pyspiel.GameType:
     )
 
 
-@cache
-def _seeds() -> list[tuple[int, float]]:
-    return [(s, 1 / SEEDS) for s in range(SEEDS)]
-
-
 @dataclass(frozen=True)
 class ChanceNode:
-    """The chance event a state waits for: its name, (outcome, probability) pairs (None: the :data:`SEEDS`
-    seeds, so that a serialised state does not hold them), the outcomes' names (None: their numbers)."""
+    """The chance event a state waits for: its name, (outcome, probability) pairs, the outcomes' names."""
 
     event: str
-    outcomes: list[tuple[int, float]] | None
-    names: dict[int, str] | None
+    outcomes: list[tuple[int, float]]
+    names: dict[int, str]
 
     @staticmethod
     def of(needed: ChanceNeeded) -> ChanceNode:
@@ -137,7 +124,7 @@ class ChanceNode:
                           dict(zip((o for o, _ in needed.outcomes), needed.names, strict=True)))
 
     def name(self, outcome: int) -> str:
-        return f"{self.event}: {outcome if self.names is None else self.names.get(outcome, outcome)}"
+        return f"{self.event}: {self.names.get(outcome, outcome)}"
 
 
 class OpenSpielGame(pyspiel.Game):
@@ -149,10 +136,9 @@ class OpenSpielGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None):
         params = {**parameter_specification(self.name), **(params or {})}
         self.engine = engine_game(self.name, params)
-        self.seeded = self.engine.num_chance_outcomes is None
         info = pyspiel.GameInfo(
             num_distinct_actions=self.engine.num_actions,
-            max_chance_outcomes=SEEDS if self.seeded else self.engine.num_chance_outcomes,
+            max_chance_outcomes=self.engine.num_chance_outcomes,
             num_players=self.engine.num_players,
             min_utility=-1.0,
             max_utility=1.0,
@@ -162,10 +148,7 @@ class OpenSpielGame(pyspiel.Game):
         super().__init__(game_type(self.name, self.engine), info, params)
         # Every state starts here (OpenSpiel makes a new initial state for each clone, too): found once.
         self.root = Position()
-        if self.seeded:
-            self.root.chance = ChanceNode("seed", None, None)
-        else:
-            self.root.resolve(self)
+        self.root.resolve(self)
 
     def new_initial_state(self) -> OpenSpielState:
         return OpenSpielState(self)
@@ -193,11 +176,7 @@ class Position:
         """Apply the pending step with the outcomes given; a chance node when it needs one more."""
         try:
             if self.engine is None:  # the setup
-                engine = game.engine.new_initial_state(self.given[0]) if game.seeded \
-                    else game.engine.new_initial_state(0, self.given)
-            elif game.seeded:
-                engine = self.engine.clone()
-                engine.apply_action(self.action)
+                engine = game.engine.new_initial_state(0, self.given)
             else:
                 engine = self.engine.child(self.action, self.given)
         except ChanceNeeded as needed:
@@ -240,7 +219,7 @@ class OpenSpielState(pyspiel.State):
         return self._position.engine.legal_actions()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return self._position.chance.outcomes or _seeds()
+        return self._position.chance.outcomes
 
     def _apply_action(self, action: int) -> None:
         p = self._position

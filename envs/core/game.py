@@ -84,8 +84,8 @@ class Game(ABC):
 
     @abstractmethod
     def _setup(self) -> None:
-        """Derive constants and tables from ``self.options``; must set num_players, num_actions, layout and
-        state_layout."""
+        """Derive constants and tables from ``self.options``; must set num_players, num_actions,
+        num_chance_outcomes, layout and state_layout."""
 
     @property
     def observation_size(self) -> int:
@@ -97,10 +97,9 @@ class Game(ABC):
     perfect_information: bool = False
     """True when every seat's observation holds the whole position except the order of face-down piles: with the
     draws given as chance outcomes (``chance=``), nothing is hidden."""
-    num_chance_outcomes: int | None = None
-    """Chance outcomes are ints below this (the card kinds of the piles drawn from, the range of every
-    :meth:`State._random_int`); 0 when the options leave nothing to chance; None when the random events cannot be
-    given (``chance=``): the engine draws some from its generator only."""
+    num_chance_outcomes: int
+    """Chance outcomes (``chance=``) are ints below this (the card kinds of the piles drawn from, the range of every
+    :meth:`State._random_int`); 0 when the options leave nothing to chance."""
 
     def new_initial_state(self, seed: int | None = None, chance: Sequence[int] | None = None) -> State:
         """A fresh game; ``seed=None`` draws entropy from the OS (not reproducible). With ``chance``, the setup's
@@ -296,15 +295,17 @@ class State(ABC):
         return s
 
     # ----------------------------------------------------------------- chance (the generator, or given outcomes)
-    def _draw(self, pile: list[int], event: str, index: int = -1) -> int:
+    def _draw(self, pile: list[int], event: str, index: int = -1, start: int = 0) -> int:
         """Take the card at ``index`` (the top, by default) of a face-down ``pile`` of card kinds. Every draw of a
         card nobody has seen goes through here: with given outcomes, the given kind is first swapped to ``index``
-        (the order of a face-down pile is hidden, so any card of it is equally likely to be there)."""
+        (the order of a face-down pile is hidden, so any card of it is equally likely to be there). Only
+        ``pile[start:]`` is face down when the cards below were seen and put there (Torres' personal decks)."""
         if self._given is None:
             return pile.pop(index)
-        counts = sorted(Counter(pile).items())
-        outcome = self._outcome(event, [(kind, n / len(pile)) for kind, n in counts])
-        j = pile.index(outcome)
+        hidden = pile[start:]
+        counts = sorted(Counter(hidden).items())
+        outcome = self._outcome(event, [(kind, n / len(hidden)) for kind, n in counts])
+        j = pile.index(outcome, start)
         pile[j], pile[index] = pile[index], pile[j]
         return pile.pop(index)
 
@@ -342,9 +343,6 @@ class State(ABC):
 
     def _with_given(self, chance: Sequence[int], run: Callable[[], None]) -> None:
         """``run()`` with the random events taking the outcomes ``chance``; all of them must be used."""
-        if self.game.num_chance_outcomes is None:
-            raise ValueError(f"{self.game.title}: its random events cannot be given (chance=) yet; its engine "
-                             "draws from its own generator")
         given = []
         for outcome in chance:
             try:

@@ -51,6 +51,7 @@ from .components import (
     RIDER,
     SELECT,
     SELECTED,
+    STACK_NAMES,
     SUPPLY,
     WINDOWS,
 )
@@ -75,6 +76,7 @@ from .payments import (
 )
 
 TILE_DRAWN = "tile drawn"  # the chance event of a draw from a tile stack
+SPLIT_DEALT = tuple(f"tile into stack {name}" for name in STACK_NAMES[:2])  # a shuffled split's chance events (P7)
 MAX_TURNS = 10_000  # the largest turn cap allowed, generous: random games take 33–98 turns, the default cap is 400
 
 # ----------------------------------------------------------------- actions (P73)
@@ -146,9 +148,9 @@ class Game(BaseGame):
         self.canonical = o["canonical_order"]
         self.auto = o["auto_resolve_forced"]
         self.removed_public = o["removed_tiles_public"]
-        # Chance outcomes: the tile (or rider) drawn, the money card drawn, who starts. A shuffled split (P7)
-        # hides which tiles a stack holds: its draws stay the generator's.
-        self.num_chance_outcomes = RIDER + 1 if o["stack_split"] == "by_floor" else None
+        # Chance outcomes: the tile dealt to a stack (a shuffled split, P7), the tile (or rider) drawn, the money
+        # card drawn, who starts.
+        self.num_chance_outcomes = RIDER + 1
         # Decisions per turn: an action (P12), then one of: n + 1 money picks (P27); a reconstruction (tile,
         # destination, card; P55–P57); or a tile mode (P35) with a buy (two tiles and done, a unit per card and
         # done, P37–P38), an auction (a unit per card, a done after each, a pass per seat, P43–P45) or a
@@ -212,20 +214,23 @@ class State(BaseState):
             obs.reset(self)  # the forced steps are not marked one by one
 
     def _split_stacks(self) -> list[int]:
-        """P7 (A1): stack I, II or III for each tile id."""
+        """P7 (A1): stack I, II or III for each tile id. A shuffled split deals tiles from a shuffled pile into the
+        lower stacks, each tile dealt a chance event (:data:`SPLIT_DEALT`) that no seat sees; the tiles left over
+        go to the stack above."""
         split = self.game.options["stack_split"]
         if split == "by_floor":
             return list(BY_FLOOR)
-        if split == "random":
-            member = [0] * NUM_TILES
-            for i, t in enumerate(self.rng.permutation(NUM_TILES)):
-                member[int(t)] = i // 16
-            return member
-        member = [(FLOOR[t] - 1) // 2 for t in range(NUM_TILES)]  # floors 1, 3, 5 -> I, II, III
-        for floor, low, in_low in ((2, 0, 7), (4, 1, 2)):  # 7 floor-2 tiles in I, 2 floor-4 tiles in II
-            tiles = [t for t in range(NUM_TILES) if FLOOR[t] == floor]
-            for i, j in enumerate(self.rng.permutation(len(tiles))):
-                member[tiles[j]] = low if i < in_low else low + 1
+        if split == "random":  # 16 tiles to I, 16 to II, the rest to III
+            member, deals = [2] * NUM_TILES, [(list(range(NUM_TILES)), ((0, 16), (1, 16)))]
+        else:  # floors 1, 2–3, 4–5 to I, II, III, then 7 of the floor-2 tiles to I and 2 of the floor-4 tiles to II
+            member = [FLOOR[t] // 2 for t in range(NUM_TILES)]
+            deals = [([t for t in range(NUM_TILES) if FLOOR[t] == floor], ((stack, count),))
+                     for floor, stack, count in ((2, 0, 7), (4, 1, 2))]
+        for tiles, counts in deals:
+            pile = [tiles[j] for j in self.rng.permutation(len(tiles))][::-1]  # the first in the order on top
+            for stack, count in counts:
+                for _ in range(count):
+                    member[self._draw(pile, SPLIT_DEALT[stack])] = stack
         return member
 
     def _clear_turn(self) -> None:
@@ -348,7 +353,7 @@ class State(BaseState):
         return [CARD + k for k in range(NUM_KINDS) if hand[k]]  # D11, P57
 
     def outcome_to_string(self, event: str, outcome: int) -> str:
-        if event == TILE_DRAWN:
+        if event == TILE_DRAWN or event in SPLIT_DEALT:
             return "rider" if outcome == RIDER else f"tile {outcome} {tile_name(outcome)}"  # as in action names
         return super().outcome_to_string(event, outcome) if event == FIRST_PLAYER else kind_name(outcome)
 

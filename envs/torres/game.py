@@ -150,11 +150,9 @@ class Game(BaseGame):
         self.exact_jump = o["jump_up_two"] == "exact"
         self.any_castle = o["king_move_scope"] == "any_castle"
         self.auto = o["auto_resolve_forced"]
-        # Chance outcomes: the card type drawn from the common deck, the master card (T59). A personal deck's
-        # order is partly known to its owner (cards returned to the top or bottom, T32): its draws stay the
-        # generator's.
-        self.num_chance_outcomes = None if self.personal else NUM_CARD_TYPES if self.common \
-            else 8 if o["master_card"] is None else 0
+        # Chance outcomes: the card type drawn from the common deck or looked at in a personal deck (one nobody
+        # has seen, T32), the master card (T59).
+        self.num_chance_outcomes = NUM_CARD_TYPES if not self.master else 8 if o["master_card"] is None else 0
         self.perfect_information = self.master  # T65–T68: every card in hand and the master card are public
         # Decisions: the setup (T60 blocks, T9 knights and the king), two king moves (T55), and per turn at most
         # a stack (T18), a card with its source and target (T34, T70), an end (T36), three leftover blocks (T19)
@@ -171,7 +169,9 @@ class State(BaseState):
 
     Seats hold ``knights[p]`` (their squares, ascending), ``in_supply[p]``, ``score[p]``, ``stacks[p]`` (the
     stack list, largest first, T17), ``hands[p]`` / ``fresh[p]`` / ``played[p]`` (card counts by type).
-    ``decks`` is ``[common deck]``, one deck per seat (personal) or empty (master); the top card is last.
+    ``decks`` is ``[common deck]``, one deck per seat (personal) or empty (master); the top card is last. A
+    personal deck holds, from the top, the ``returned_top[p]`` cards its owner returned on top (T32), the cards
+    nobody has seen (in the generator's order), then the ``returned_bottom[p]`` cards returned to the bottom.
     """
 
     game: Game
@@ -196,6 +196,7 @@ class State(BaseState):
         self.played = [[0] * NUM_CARD_TYPES for _ in range(n)]
         self.decks: list[list[int]] = []
         self.looked: list[int] = []  # T32(b): the cards the active player looks at, ascending
+        self.returned_top, self.returned_bottom = [0] * n, [0] * n
         self.master_card = -1
         if g.master:  # T59, T61
             fixed = g.options["master_card"]
@@ -298,6 +299,18 @@ class State(BaseState):
         if g.master or self.acquired >= 2:
             return False
         return bool(self.decks[p] if g.personal else self.decks[0])
+
+    def _look(self, p: int) -> int:
+        """T32(b): the top card of p's personal deck: a card p returned on top, else one nobody has seen (a chance
+        event over those), else the top one of those p returned to the bottom."""
+        deck = self.decks[p]
+        if self.returned_top[p]:
+            self.returned_top[p] -= 1
+            return deck.pop()
+        if len(deck) > self.returned_bottom[p]:
+            return self._draw(deck, f"player {p} looks at a card", start=self.returned_bottom[p])
+        self.returned_bottom[p] -= 1
+        return deck.pop()
 
     # ----------------------------------------------------------------- cards (T38–T48)
     def _playable(self, p: int, card: int) -> bool:
@@ -408,8 +421,10 @@ class State(BaseState):
             self.looked.remove(t)
             if a >= RETURN_BOTTOM:
                 self.decks[p].insert(0, t)
+                self.returned_bottom[p] += 1
             else:
                 self.decks[p].append(t)
+                self.returned_top[p] += 1
             self._stale_seats |= 1 << p
             self._stale_cards |= 1 << p
             if not self.looked:
@@ -480,8 +495,7 @@ class State(BaseState):
                 self.hands[p][t] += 1
                 self.fresh[p][t] += 1
             else:
-                deck = self.decks[p]
-                self.looked = sorted(deck.pop() for _ in range(min(3, len(deck))))
+                self.looked = sorted(self._look(p) for _ in range(min(3, len(self.decks[p]))))
                 self.decision = KEEP_CARD
         elif a < KEEP:  # T34
             t = a - PLAY_CARD
@@ -716,7 +730,8 @@ class State(BaseState):
                     state.hands[q], state.fresh[q] = _counts(pool[:size]), _counts(pool[:fresh])
                     del pool[:size]
             state.decks = [pool]
-        elif g.personal:
+        elif g.personal:  # every deck in a new order: nobody has seen any of it (T32)
+            state.returned_top, state.returned_bottom = [0] * n, [0] * n
             for q in range(n):
                 if q == player:  # own cards kept; the own deck's order is forgotten (T68)
                     state.decks[q] = _reorder(sorted(self.decks[q]), rng)
@@ -759,7 +774,8 @@ class State(BaseState):
     fields = Fields(
         values="king supply turn_stack ap card_played acquired master_card card selected leftover phase_no round_no "
                "turn_no round_start phase_start king_mover current_player decision",
-        copied="in_supply score looked start_squares score_log",  # score_log entries are never mutated
+        # score_log entries are never mutated
+        copied="in_supply score looked returned_top returned_bottom start_squares score_log",
         rows="knights stacks hands fresh played decks",
     )
     derived = Fields(values="_dirty _stale_rows _stale_seats _stale_cards",
