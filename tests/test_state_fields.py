@@ -3,6 +3,8 @@ states have, so that ``clone`` and ``to_json`` leave nothing out (docs/engine_co
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -53,3 +55,12 @@ def test_an_undeclared_attribute_is_found():
 def test_a_name_that_is_no_attribute_name_is_refused():
     with pytest.raises(ValueError, match=r"^Fields: 'bid-value' is not an attribute name$"):
         Fields(values="turn", copied="bid-value")
+
+
+def test_a_state_json_of_another_engine_version_is_refused_in_one_line():
+    state = game_class("torres")(action_deck="personal").new_initial_state(1)
+    data = json.loads(state.to_json())
+    del data["state"]["returned_top"], data["state"]["returned_bottom"]  # a state written before they existed
+    with pytest.raises(ValueError, match=r"^this Torres state JSON lacks the field\(s\) returned_top, "
+                                         r"returned_bottom: it was written by another version"):
+        State.from_json(json.dumps(data))

@@ -368,6 +368,10 @@ class State(ABC):
     def _load_dict(self, data: dict[str, Any]) -> None:
         """Inverse of ``_to_dict`` on a state object created without ``_setup``: sets ``fields``, then
         ``_after_load(data)``."""
+        missing = [key for key in self.fields.names if key not in data]
+        if missing:  # a state saved by another version of the engine
+            raise ValueError(f"this {self.game.title} state JSON lacks the field(s) {', '.join(missing)}: it was "
+                             "written by another version of tabletop-rl; replay its game from the seed and actions")
         for key in self.fields.names:
             setattr(self, key, data[key])
         self._after_load(data)
