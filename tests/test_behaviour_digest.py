@@ -27,4 +27,5 @@ def test_records_then_finds_the_same_and_reports_a_change(tmp_path):
     stored["lost_cities_2p/probabilities"] = stored["lost_cities_2p/probabilities"] + 1e-5
     np.savez_compressed(out / "policies.npz", **stored)
     changed = run("--against", str(out))
-    assert changed.returncode == 1 and "lost_cities_2p policy: largest probability difference 1.00e-05" in changed.stdout
+    assert changed.returncode == 1
+    assert "lost_cities_2p policy: largest probability difference 1.00e-05" in changed.stdout

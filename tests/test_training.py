@@ -172,6 +172,19 @@ def test_warm_start_imitates_the_teacher():
     assert after["agreement"] > max(0.5, before["agreement"] + 0.3)
 
 
+def test_teacher_games_with_random_seats_record_the_teachers_moves_only(tmp_path):
+    """A deterministic policy as teacher: every recorded move is its arg-max; a random seat's would not be."""
+    game = envs.make("five_towers", wrapped=False, num_players=3).game
+    teacher = random_policy_file(tmp_path / "teacher.safetensors", game, seed=4)
+    data = teacher_games("five_towers", {"num_players": 3}, str(teacher), games=6, seed=2, random_seats=0.9)
+    policy = load_policy(teacher)
+    rows = np.arange(len(data["actions"]))
+    logits = np.where(data["masks"], np.stack([policy.logits(o) for o in data["obs"][rows]]), -np.inf)
+    np.testing.assert_array_equal(logits.argmax(axis=1), data["actions"])
+    alone = teacher_games("five_towers", {"num_players": 3}, str(teacher), games=6, seed=2)
+    assert len(data["actions"]) < 0.6 * len(alone["actions"])  # about one seat in three recorded
+
+
 def test_teacher_games_do_not_depend_on_how_many_processes_play_them(monkeypatch):
     monkeypatch.setattr(warm_start, "CHUNK", 2)  # 3 chunks of 2, 2 and 1 games
     alone = teacher_games("lost_cities", {}, "heuristic", games=5, seed=5, workers=1)
@@ -324,11 +337,13 @@ def files_in(folder: Path) -> dict[Path, bytes]:
     (["--set", "runs_dir=" + "r" * 300], "cannot be made: File name too long"),
     (["--set", "name=" + "n" * 300], "error: bad config: name must be at most 240 bytes long (got 300)"),
     (["--set", 'name="a\\0b"'], "error: bad config: name must be a folder name, without '/' or NUL (got 'a\\x00b')"),
+    (["--set", "warm_start.random_seats=1"], "error: bad config: warm_start.random_seats must be >= 0 and < 1 "
+                                             "(got 1.0)"),
     (["--config", "NOT_UTF8"], "error: NOT_UTF8 is not UTF-8 text (byte 0xe9 at offset 27)"),
     (["--config", "NOT_YAML"], "error: NOT_YAML is not valid YAML: mapping values are not allowed here (line 1, "
                                "column 11)"),
 ], ids=["yaml", "empty mix", "zero mix", "runs_dir file", "runs_dir below file", "runs_dir too long", "name too long",
-        "name NUL", "utf8", "yaml file"])
+        "name NUL", "random seats", "utf8", "yaml file"])
 def test_train_refuses_a_bad_config_in_one_line_before_writing_anything(tmp_path, capsys, bad, message):
     args = tiny_config(tmp_path, "lost_cities")
     files = {"FILE": tmp_path / "file", "NOT_UTF8": tmp_path / "latin1.yaml", "NOT_YAML": tmp_path / "bad.yaml"}

@@ -75,6 +75,7 @@ class WarmStart:
 
     teacher: str | None = None  # an agent spec such as heuristic; null: start from scratch
     games: int = 2000  # teacher-vs-teacher games to imitate
+    random_seats: float = 0.0  # share of the seats (drawn per seat and game) a random player takes instead
     workers: int | None = None  # processes playing them; None: one per CPU core (the data are the same)
     epochs: int = 5
     batch_size: int = 256
@@ -292,6 +293,8 @@ def _check_values(c: Config) -> None:
         problems.append(f"ppo.batch_size must be >= 2 (got {c.ppo.batch_size})")
     if c.ppo.target_kl is not None and c.ppo.target_kl <= 0:
         problems.append(f"ppo.target_kl must be > 0 or null (got {c.ppo.target_kl})")
+    if not 0 <= c.warm_start.random_seats < 1:
+        problems.append(f"warm_start.random_seats must be >= 0 and < 1 (got {c.warm_start.random_seats})")
     if c.warm_start.workers is not None and c.warm_start.workers < 1:
         problems.append(f"warm_start.workers must be >= 1 or null (got {c.warm_start.workers})")
     if c.n_envs is not None and c.n_envs < 1:

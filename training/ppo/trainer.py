@@ -159,10 +159,13 @@ class Trainer:
         began = time.monotonic()
         say(f"warm start: imitating {w.teacher} in {w.games} games ...", None)
         data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward,
-                             workers=w.workers or os.cpu_count() or 1, progress=c.progress_bar)
+                             workers=w.workers or os.cpu_count() or 1, progress=c.progress_bar,
+                             random_seats=w.random_seats)
         fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed)
+        mixed = f", {w.random_seats:.0%} of the seats random" if w.random_seats else ""
         self.warm_start_facts = (f"Warm start: imitated `{w.teacher}` on {fit['decisions']:,} decisions "
-                                 f"({w.games} games, {w.epochs} epochs, {(time.monotonic() - began) / 60:.1f} min); "
+                                 f"({w.games} games{mixed}, {w.epochs} epochs, "
+                                 f"{(time.monotonic() - began) / 60:.1f} min); "
                                  f"agreement {100 * fit['agreement']:.1f}%.")
         say(self.warm_start_facts, None)
 

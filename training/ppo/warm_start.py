@@ -2,8 +2,10 @@
 starts from about the teacher's level with a value function that already means something.
 
 :func:`teacher_games` records every decision of every seat in teacher-vs-teacher games (what ``env.observe``
-gives that seat, the mask, the action, the seat's final reward), played in chunks of ``CHUNK`` games over
-``workers`` processes; chunk c is seeded ``(seed, 1, c)``, so the data do not depend on how many processes
+gives that seat, the mask, the action, the seat's final reward). With ``random_seats``, a random player takes
+that share of the seats instead (drawn per seat and game; its moves are not recorded), so that the teacher is
+also imitated where random play leads and its own games never go. The games are played in chunks of ``CHUNK``
+over ``workers`` processes; chunk c is seeded ``(seed, 1, c)``, so the data do not depend on how many processes
 played them. Observations are kept sparse (:class:`~tabletop_rl.training.ppo.sparse_rows.SparseRows`).
 :func:`imitate` fits the policy and its value head to them with the imitation fitter.
 """
@@ -29,10 +31,11 @@ CHUNK = 200  # teacher games per task
 
 
 def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed: int,
-                  margin_reward: float = 0.0, workers: int = 1, progress: bool = False) -> dict[str, Any]:
-    """Every decision of ``games`` teacher-vs-teacher games: observations (``SparseRows``), masks, actions,
-    final rewards (arrays)."""
-    tasks = [(game, game_options, teacher, min(CHUNK, games - start), [seed, 1, c], margin_reward)
+                  margin_reward: float = 0.0, workers: int = 1, progress: bool = False,
+                  random_seats: float = 0.0) -> dict[str, Any]:
+    """Every teacher decision of ``games`` games (teacher-vs-teacher, or with ``random_seats`` of the seats played
+    by random players): observations (``SparseRows``), masks, actions, final rewards (arrays)."""
+    tasks = [(game, game_options, teacher, min(CHUNK, games - start), [seed, 1, c], margin_reward, random_seats)
              for c, start in enumerate(range(0, games, CHUNK))]
     parts = []
     with tqdm(total=games, unit="game", desc=f"{teacher} games", disable=not progress, mininterval=1) as bar:
@@ -45,25 +48,34 @@ def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed:
 
 
 def _play_chunk(game: str, game_options: dict, teacher: str, games: int, seed: list[int],
-                margin_reward: float) -> dict[str, Any]:
+                margin_reward: float, random_seats: float = 0.0) -> dict[str, Any]:
     env = envs.make(game, wrapped=False, **game_options)
     rng = np.random.default_rng(seed)
-    agents = [load_agent(teacher, env.game, seed=int(rng.integers(2**63))) for _ in env.possible_agents]
+    teachers = [load_agent(teacher, env.game, seed=int(rng.integers(2**63))) for _ in env.possible_agents]
+    randoms = [load_agent("random", env.game, seed=int(rng.integers(2**63))) for _ in env.possible_agents] \
+        if random_seats else []
     seat = env.agent_name_mapping
     obs = SparseRows(env.observation_space(env.possible_agents[0])["observation"].shape[0])
     masks, actions, rewards = [], [], []
     for _ in range(games):
         env.reset(seed=int(rng.integers(2**63)))
+        taught = np.ones(len(teachers), bool)
+        if random_seats:
+            taught = rng.random(len(teachers)) >= random_seats
+            taught[rng.integers(len(teachers))] |= not taught.any()  # at least one teacher at the table
+        agents = [t if keep else r for t, r, keep in zip(teachers, randoms or teachers, taught, strict=True)]
         for s, agent in enumerate(agents):  # a searching teacher gets its seat's view
             attach_view(agent, lambda: env.game_state, s)
         seats, game_obs = [], []
         while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
             view = env.observe(env.agent_selection)
-            action = agents[seat[env.agent_selection]].act(view["observation"], view["action_mask"])
-            game_obs.append(view["observation"])
-            masks.append(view["action_mask"].astype(bool))
-            actions.append(action)
-            seats.append(seat[env.agent_selection])
+            s = seat[env.agent_selection]
+            action = agents[s].act(view["observation"], view["action_mask"])
+            if taught[s]:
+                game_obs.append(view["observation"])
+                masks.append(view["action_mask"].astype(bool))
+                actions.append(action)
+                seats.append(s)
             env.step(action)
         first = env.possible_agents[0]
         final = np.array([env.rewards[a] for a in env.possible_agents])
