@@ -246,11 +246,12 @@ def test_candidates_are_the_top_k_moves_above_the_prior_threshold():
     ("lost_cities", "search:worlds=0,rollout=heuristic", {}, "heuristic", 4),
     ("lost_cities", "search:worlds=9,policy=none", {}, "heuristic", 9),
     ("five_towers", "search", {}, "policy", 32),  # the shipped policy fits 2 players
-    ("five_towers", "search", {"num_players": 4}, "heuristic", 4),
-    ("palazzo", "search", {}, "policy", 32),  # shipped for 4 players, the default
-    ("palazzo", "search", {"num_players": 2}, "heuristic", 4),
-    ("torres", "search", {}, "policy", 32),  # shipped for 2 players
-    ("torres", "search", {"num_players": 3}, "heuristic", 4),
+    ("five_towers", "search", {"num_players": 4}, "policy", 32),  # shipped for every player count
+    ("five_towers", "search", {"num_players": 4, "final_partial_round": False}, "heuristic", 4),  # for no option
+    ("palazzo", "search", {}, "policy", 32),
+    ("palazzo", "search", {"num_players": 2, "stack_split": "random"}, "heuristic", 4),
+    ("torres", "search", {"num_players": 3}, "policy", 32),
+    ("torres", "search", {"action_deck": "personal"}, "heuristic", 4),
 ])
 def test_automatic_settings_follow_the_play_outs(game, spec, options, rollout, worlds):
     """Without a fitting network the heuristic plays the play-outs, and fewer worlds keep a decision cheap."""
@@ -259,8 +260,8 @@ def test_automatic_settings_follow_the_play_outs(game, spec, options, rollout, w
 
 
 def test_without_a_network_every_legal_move_is_a_candidate():
-    state = positions("five_towers", 0, 1, num_players=4)[0]
-    agent = load_agent("search", state.game, seed=0)  # no shipped policy fits 4 players
+    state = positions("five_towers", 0, 1, num_players=4, final_partial_round=False)[0]
+    agent = load_agent("search", state.game, seed=0)  # no shipped policy was trained for these options
     assert agent.prior is None and agent.settings.rollout == "heuristic"
     candidates, log_prior = agent.candidates(state.observation(0), state.legal_actions())
     assert candidates == state.legal_actions() and not log_prior.any()
