@@ -11,7 +11,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 import yaml
@@ -63,6 +64,12 @@ def game_options(settings: Sequence[str], players: int | None = None) -> dict[st
     for item in settings:
         apply_override(options, item)
     return options
+
+
+def set_flags(options: Mapping[str, Any]) -> list[str]:
+    """The ``--set option=value`` arguments that give ``options`` back through :func:`game_options` (JSON is
+    YAML)."""
+    return [arg for k, v in options.items() for arg in ("--set", f"{k}={json.dumps(v)}")]
 
 
 def yaml_problem(error: yaml.YAMLError) -> str:

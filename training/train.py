@@ -22,7 +22,6 @@ except ModuleNotFoundError as error:
                      "pip install -e '.[train]'  (or: make setup)") from None
 
 from ..envs.core.files import new_folder
-from ..envs.core.registry import game_class
 from .cli import ArgumentParser
 from .ppo.checkpoint import Checkpoint, latest_checkpoint, resume_point
 from .ppo.config import RESUMABLE_KEYS, Config, dump, load_config, saved_config
@@ -103,8 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     for record in result["final"]:
         print("  " + describe(record))
     print(f"Run folder: {run_dir}\nReport: {result['report']}\n\nNext:")
-    game = game_class(config.game)(**config.game_options)
-    for what, line in next_steps(game, run_dir, result["policy"], result["num_timesteps"], result["finished"]):
+    for what, line in next_steps(trainer.game, run_dir, result["policy"], result["num_timesteps"], result["finished"]):
         print(f"  {what + ':':<22} {line}")
     return exit_code(result["stopped"]) if result["stopped"] not in (None, "max_minutes") else 0
 

@@ -10,7 +10,6 @@ An evaluation record (one per opponent and evaluation step, kept in ``eval_histo
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,9 +18,9 @@ import numpy as np
 import yaml
 
 from ...envs.core.game import Game
-from ...envs.core.registry import game_class
+from ..cli import set_flags
 from ..evaluation.stats import mean_interval, wilson
-from ..runtime.agents import non_default_options, shipped_policies, trained_for
+from ..runtime.agents import fitting_pretrained, non_default_options
 from ..shell import command
 
 
@@ -87,10 +86,8 @@ def next_steps(game: Game, run_dir: Path, policy: Path, steps: int, finished: bo
     """What to run after a training run, with its actual paths and the game's options: (what, shell command)
     pairs. A run that reached its ``total_timesteps`` (``finished``) is extended by raising it; any other just
     continues. The shipped policy joins the evaluation where one was trained for the run's options."""
-    options = [word for k, v in non_default_options(game, game.options).items()
-               for word in ("--set", f"{k}={json.dumps(v)}")]
-    others = ["random", "heuristic"] + (["pretrained"] if any(trained_for(info, game) for _, info in
-                                                              shipped_policies(game.name)) else [])
+    options = set_flags(non_default_options(game, game.options))
+    others = ["random", "heuristic"] + (["pretrained"] if fitting_pretrained(game) else [])
     extend = ["--set", f"total_timesteps={2 * steps}"] if finished else []
     return [("play against it", command("tabletop_rl.training.play", game.name, "--opponent", policy, *options)),
             ("evaluate it", command("tabletop_rl.training.evaluate", game.name, policy, *others, "--games", "400",
@@ -100,9 +97,10 @@ def next_steps(game: Game, run_dir: Path, policy: Path, steps: int, finished: bo
             ("TensorBoard", command("tensorboard.main", "--logdir", run_dir / "tb"))]
 
 
-def write_report(run_dir: Path, config: dict[str, Any], history: list[dict[str, Any]],
+def write_report(run_dir: Path, game: Game, config: dict[str, Any], history: list[dict[str, Any]],
                  final: list[dict[str, Any]], facts: dict[str, Any]) -> Path:
-    """``report.md`` and ``learning_curve.png`` in ``run_dir``; returns the report's path."""
+    """``report.md`` and ``learning_curve.png`` in ``run_dir`` for a run of ``game`` (the config's game and
+    options); returns the report's path."""
     curve = run_dir / "learning_curve.png"
     if history:
         plot_learning_curve(history, curve, f"{config['name']} ({config['game']})")
@@ -138,7 +136,6 @@ def write_report(run_dir: Path, config: dict[str, Any], history: list[dict[str, 
         lines.append("")
     lines += ["## Files", "", f"- run folder: `{run_dir}`", f"- policy: `{facts['policy']}`",
               f"- checkpoints: `{run_dir / 'checkpoints'}`", "", "## Next", ""]
-    game = game_class(config["game"])(**config["game_options"])
     lines += [f"- {what}: `{command}`" for what, command in
               next_steps(game, run_dir, facts["policy"], facts["num_timesteps"], facts["finished"])]
     lines += ["", "## Config", "", "```yaml", yaml.safe_dump(config, sort_keys=False).rstrip(), "```", ""]

@@ -290,7 +290,7 @@ class Trainer:
                  "status": f"{status} {self.warm_start_facts}".strip(),
                  "steps_per_second": (step - start) / max(learn_seconds, 1e-9),  # PPO and its evaluations
                  "policy": run_dir / ("policy.safetensors" if done else f"checkpoints/step_{step:012d}.safetensors")}
-        report = write_report(run_dir, c.to_dict(), self.history, final, facts)
+        report = write_report(run_dir, self.game, c.to_dict(), self.history, final, facts)
         return {"report": report, "final": final, "stopped": stopped, **facts}
 
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ...envs.core.files import new_folder
-from ..cli import ArgumentParser
+from ..cli import ArgumentParser, set_flags
 from ..ppo.config import dump, saved_config
 from ..shell import command
 from ..stopping import exit_code
@@ -93,18 +93,13 @@ def main(argv: list[str] | None = None) -> int:
           f"{result['minutes']:.1f} min, {result['env_runners']} env runners, last "
           f"{result['steps_per_second']:,.0f} env steps/s).\nCheckpoint: {result['checkpoint']}\n"
           f"Policy: {result['policy']}\n\nNext:")
-    flags = options_flags(config)
+    flags = set_flags(config.game_options)
     for line in (command("tabletop_rl.training.evaluate", config.game, run_dir, "heuristic", "random", *flags),
                  command("tabletop_rl.training.play", config.game, "--opponent", run_dir, *flags),
                  command("tabletop_rl.training.rllib", "--resume", run_dir, "--set",
                          f"iterations={2 * config.iterations}")):
         print("  " + line)
     return exit_code(result["stopped"]) if result["stopped"] not in (None, "max_minutes") else 0
-
-
-def options_flags(config: RllibConfig) -> list[str]:
-    """The evaluate / play arguments that give the trained game's option set."""
-    return [arg for k, v in config.game_options.items() for arg in ("--set", f"{k}={v}")]
 
 
 if __name__ == "__main__":

@@ -30,10 +30,14 @@ def train_command(game: Game) -> str:
     return command("tabletop_rl.training.train", "--config", f"configs/{game.name}.yaml", *options)
 
 
+def _defaults(game: Game) -> dict[str, Any]:
+    return {o.name: o.default for o in game.option_schema}
+
+
 def non_default_options(game: Game, options: dict[str, Any]) -> dict[str, Any]:
     """The entries of ``options`` (a game's, or those a policy was trained for) that differ from ``game``'s
     defaults; an option a policy file does not name (added since) had its default."""
-    defaults = {o.name: o.default for o in game.option_schema}
+    defaults = _defaults(game)
     return {k: v for k, v in options.items() if k in defaults and not _same(v, defaults[k])}
 
 
@@ -49,25 +53,29 @@ def shipped_policies(game_name: str) -> list[tuple[Path, PolicyInfo]]:
 
 def trained_for(info: PolicyInfo, game: Game) -> bool:
     """Was the policy trained for exactly ``game``'s options (defaults filling what its file does not name)?"""
-    defaults = {o.name: o.default for o in game.option_schema}
+    defaults = _defaults(game)
     return all(_same(info.options.get(k, defaults[k]), v) for k, v in game.options.items())
 
 
 def describe_options(game: Game, options: dict[str, Any]) -> str:
     """``3 players``, ``2 players with action_deck='personal'``: a game's or a policy's options, in short."""
     changed = non_default_options(game, options)
-    players = changed.pop("num_players", None) or {o.name: o.default for o in game.option_schema}.get(
-        "num_players", game.num_players)
+    players = changed.pop("num_players", None) or _defaults(game).get("num_players", game.num_players)
     rest = ", ".join(f"{k}={v!r}" for k, v in changed.items())
     return f"{players} players" + (f" with {rest}" if rest else "")
 
 
+def fitting_pretrained(game: Game) -> Path | None:
+    """The shipped policy trained for ``game``'s options, if there is one."""
+    return next((path for path, info in shipped_policies(game.name) if trained_for(info, game)), None)
+
+
 def pretrained_path(game: Game) -> Path:
     """The shipped policy trained for ``game``'s options; else a one-line ``ValueError`` saying what exists."""
+    path = fitting_pretrained(game)
+    if path is not None:
+        return path
     shipped = shipped_policies(game.name)
-    for path, info in shipped:
-        if trained_for(info, game):
-            return path
     if not shipped:
         raise ValueError(f"no pretrained policy is shipped for {game.name}; train one with: {train_command(game)}")
     exists = ", ".join(f"{describe_options(game, info.options)} ({path.name})" for path, info in shipped)
