@@ -25,7 +25,7 @@ from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LI
 
 from tabletop_rl import envs
 from tabletop_rl.training.ppo.config import load_config
-from tabletop_rl.training.ppo.network import limit_torch_threads
+from tabletop_rl.training.ppo.network import limit_threads
 from tabletop_rl.training.ppo.trainer import Trainer
 from tabletop_rl.training.rllib.config import read_config
 from tabletop_rl.training.rllib.trainer import learner_steps, ppo_config
@@ -36,7 +36,7 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 def rllib_rates(game: str, runners: int, iterations: int) -> tuple[float, float]:
     """(env steps/s, learner decisions/s) over ``iterations`` timed iterations after one warm-up."""
     config = read_config(CONFIGS / f"rllib_{game}.yaml", [])
-    limit_torch_threads(config.torch_threads)  # as tabletop_rl.training.rllib does (SB3's Trainer sets its own)
+    limit_threads(config.torch_threads)  # as tabletop_rl.training.rllib does (SB3's Trainer sets its own)
     algorithm = ppo_config(config, runners).build_algo()
     try:
         result = algorithm.train()

@@ -23,7 +23,7 @@ from tabletop_rl.training import train
 from tabletop_rl.training.ppo import trainer, warm_start
 from tabletop_rl.training.ppo.checkpoint import latest_checkpoint
 from tabletop_rl.training.ppo.config import load_config
-from tabletop_rl.training.ppo.network import limit_torch_threads
+from tabletop_rl.training.ppo.network import limit_threads
 from tabletop_rl.training.ppo.report import next_steps
 from tabletop_rl.training.ppo.warm_start import imitate, teacher_games
 from tabletop_rl.training.runtime import agents
@@ -33,7 +33,7 @@ from tabletop_rl.training.runtime.single_seat import SingleSeatEnv
 from tabletop_rl.training.shell import interpreter
 from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
 
-limit_torch_threads()  # what training does too: more threads thrash on a busy CPU
+limit_threads()  # what training does too: more threads thrash on a busy CPU
 
 GAMES = [("lost_cities", {}), ("five_towers", {"num_players": 3})]
 

@@ -25,6 +25,7 @@ from ...envs.core.files import new_folder
 from ...envs.core.match import first_place_shares, play_game, score_margins
 from ...envs.core.record import Decision, Record
 from ..runtime.agents import SUFFIX, agent_factory
+from ..runtime.policy import limit_blas_threads
 from ..stopping import results, worker_pool
 from .stats import Z95, Estimate, Rating, bradley_terry, mean_interval, openskill_ratings, wilson
 
@@ -500,6 +501,7 @@ def _play_all(jobs: list[Job], env: Any, factories: Factories, specs: list[str] 
               workers: int) -> Iterator[Played]:
     """The jobs' results in schedule order: played here, or by ``workers`` processes."""
     if workers == 1:
+        limit_blas_threads(1)  # as in the workers: the decision times are one BLAS thread's
         yield from (play_job(job, env, factories, specs) for job in jobs)
         return
     # spawn: a fresh interpreter, no inherited BLAS threads or locks
@@ -511,9 +513,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def _start_worker(game_name: str, options: dict[str, Any], specs: list[str]) -> None:
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(1)
+    limit_blas_threads(1)
     env = envs.make(game_name, wrapped=False, **options)
     _WORKER.update(env=env, factories=[agent_factory(spec, env.game) for spec in specs])
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..runtime.policy import ACTIVATIONS, PolicyInfo, Weights
+from ..runtime.policy import ACTIVATIONS, PolicyInfo, Weights, limit_blas_threads
 
 
 def torch_activation(name: str) -> type[torch.nn.Module]:
@@ -84,7 +84,9 @@ def load_weights(net: torch.nn.Module, weights: Weights) -> None:
     net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()})
 
 
-def limit_torch_threads(n: int = 1) -> None:
-    """More threads thrash on a shared, busy CPU: the rollouts run batch-8 forward passes."""
+def limit_threads(n: int = 1) -> None:
+    """torch's and numpy's BLAS threads, for the learner and the opponents' numpy policies: more threads thrash
+    on a shared, busy CPU (the rollouts run batch-8 forward passes, the opponents one observation)."""
     if torch.get_num_threads() != n:
         torch.set_num_threads(n)
+    limit_blas_threads(n)

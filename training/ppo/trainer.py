@@ -33,7 +33,7 @@ from ..runtime.single_seat import SingleSeatEnv
 from ..stopping import ignore_stop_signals, start_helpers, stop_on_signals
 from .checkpoint import Checkpoint, rng_state, save_checkpoint, set_rng_state
 from .config import Config
-from .network import limit_torch_threads, load_weights, torch_activation, weights_of
+from .network import limit_threads, load_weights, torch_activation, weights_of
 from .report import describe, summarise, write_report
 from .warm_start import imitate, teacher_games
 
@@ -88,7 +88,7 @@ class Trainer:
         ``init_from`` policy."""
         self.config = c = config
         self.run_dir = c.run_dir  # until run() is given the folder it claimed or resumes
-        limit_torch_threads(c.torch_threads)
+        limit_threads(c.torch_threads)
         try:
             torch.device(c.device)
         except RuntimeError as error:

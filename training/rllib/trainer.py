@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import envs
-from ..ppo.network import limit_torch_threads
+from ..ppo.network import limit_threads
 from ..runtime.agents import SUFFIX
 from ..runtime.opponents import check_weights
 from ..runtime.policy import PolicyInfo, save_policy
@@ -149,7 +149,7 @@ def train(config: RllibConfig, run_dir: Path, resume: bool = False) -> dict[str,
     """Build (or restore) the algorithm, train up to ``iterations``, checkpoint, export. Ray must be up."""
     from tqdm import tqdm
 
-    limit_torch_threads(config.torch_threads)
+    limit_threads(config.torch_threads)
     num_runners = resolve_env_runners(config)
     algorithm = ppo_config(config, num_runners).build_algo()
     try:
