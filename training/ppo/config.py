@@ -104,7 +104,7 @@ class Config(Run):
     # its network must have the sizes of `network`.
     init_from: str | None = None
     device: str = "cpu"
-    torch_threads: int = 1  # of the training process; more threads thrash on a shared, busy CPU
+    torch_threads: int = 1  # torch's and numpy's BLAS threads of the training process; more thrash on a busy CPU
     checkpoint_every: int = 50_000
     keep_checkpoints: int = 2
     progress_bar: bool = True
