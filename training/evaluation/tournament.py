@@ -501,8 +501,8 @@ def _play_all(jobs: list[Job], env: Any, factories: Factories, specs: list[str] 
               workers: int) -> Iterator[Played]:
     """The jobs' results in schedule order: played here, or by ``workers`` processes."""
     if workers == 1:
-        limit_blas_threads(1)  # as in the workers: the decision times are one BLAS thread's
-        yield from (play_job(job, env, factories, specs) for job in jobs)
+        with limit_blas_threads(1):  # as in the workers: the decision times are one BLAS thread's
+            yield from (play_job(job, env, factories, specs) for job in jobs)
         return
     # spawn: a fresh interpreter, no inherited BLAS threads or locks
     with worker_pool(workers, "spawn", _start_worker, setup) as pool:

@@ -14,19 +14,17 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from ...envs.core.agents import Agent, SeatView, legal_actions
 from ...envs.core.game import Game, State
 from ...envs.core.match import score_margins
-from .policy import MLPPolicy, load_policy
+from .policy import MLPPolicy, limit_blas_threads, load_policy
 
 PREFIX = "search"
 NETWORK_ROLLOUT = "policy"
 SAME_AS_ROLLOUT = "rollout"
 AUTO_WORLDS = {True: 32, False: 4}  # network / agent play-outs (docs/search.md: cost per decision)
 VALUES = ("margin", "returns")
-_BLAS = ThreadpoolController()
 
 
 @dataclass(frozen=True)
@@ -282,7 +280,7 @@ class SearchAgent:
                 state = world if last else world.clone()
                 state.apply_action(action)
                 states.append(state)
-        with _BLAS.limit(limits=1, user_api="blas"):  # extra threads only thrash a shared, busy CPU
+        with limit_blas_threads(1):  # extra threads only thrash a shared, busy CPU
             play_out(states, self.player, s.horizon)
         values = np.array([outcome(state, seat, s.value) for state in states])
         return values.reshape(len(candidates), s.worlds)
