@@ -453,6 +453,16 @@ def test_random_states_survive_json():
     assert (random.random(), np.random.random(), torch.rand(1).item()) == draws
 
 
+@pytest.fixture
+def sigint_handled():
+    """Ctrl-C reaches this process. A shell's background job (`make test &`, nohup) inherits SIGINT ignored, and
+    the trainer rightly leaves an ignored signal alone: the tests that raise SIGINT would then see no stop."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("sigint_handled")
 def test_an_interrupted_run_checkpoints_its_last_boundary_and_resumes(tmp_path, monkeypatch):
     """Ctrl-C mid-rollout: the unfinished rollout is dropped, the step count stays exact, --resume finishes."""
     original = train.Trainer.at_boundary
@@ -524,6 +534,7 @@ def test_a_stop_in_the_warm_start_says_that_it_is_not_kept_and_resume_plays_it_a
     assert "Warm start: imitated `heuristic` on" in (run / "report.md").read_text()
 
 
+@pytest.mark.usefixtures("sigint_handled")
 def test_a_run_stopped_before_its_first_checkpoint_resumes_from_init_from(tmp_path, monkeypatch):
     source = random_policy_file(tmp_path / "source.safetensors", envs.make("lost_cities", wrapped=False).game,
                                 seed=5, pi=(16,), vf=(16,))
