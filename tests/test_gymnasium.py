@@ -102,7 +102,7 @@ def test_masks_in_info_and_action_masks_are_the_learners():
     rng = np.random.default_rng(1)
     done = False
     while not done:
-        state = bare.aec.game_state
+        state = bare.game_state
         assert state.current_player == bare.seat
         assert info["action_mask"].dtype == np.int8 and bare.action_masks().dtype == bool
         np.testing.assert_array_equal(info["action_mask"], state.action_mask())
@@ -119,7 +119,7 @@ def test_an_illegal_action_ends_the_episode_with_minus_one():
     """PettingZoo's illegal-move convention: nothing is played, -1, terminated, and info says so."""
     env = gymnasium.make(env_id("lost_cities"), opponent="random")
     _, info = env.reset(seed=2)
-    state = env.unwrapped.aec.game_state
+    state = env.unwrapped.game_state
     before = state.to_json()
     for not_an_action in (-1, 106, 1.0, "3", np.array([3])):  # outside the action space: a bug, not a move
         with pytest.raises(ValueError, match="not in the action space Discrete"):
@@ -170,11 +170,11 @@ def test_game_options_and_seat_through_make():
     assert env.observation_space.shape == (516,) and env.action_space.n == 127
     assert env.unwrapped.game.options["rounds"] == 2
     *_, (_, _, terminated, _, info) = play_episode(env, env.reset(seed=0)[1])
-    assert terminated and len(env.unwrapped.aec.game_state.round_scores) == 2
+    assert terminated and len(env.unwrapped.game_state.round_scores) == 2
     env = gymnasium.make(env_id("torres"), opponent="random", num_players=4, seat=3, render_mode="ansi")
     _, info = env.reset(seed=0)
     assert env.unwrapped.seat == info["seat"] == 3
-    assert env.render() == env.unwrapped.aec.game_state.render_text(viewer=3)  # the learner's view only
+    assert env.render() == env.unwrapped.game_state.render_text(viewer=3)  # the learner's view only
 
 
 BAD = [

@@ -55,7 +55,7 @@ def random_episode(env: SingleSeatEnv, rng: np.random.Generator) -> tuple[list[f
         _, reward, terminated, truncated, info = env.step(action)
         rewards.append(reward)
         done = terminated or truncated
-    return rewards, float(env.aec.game_state.returns()[env.seat]), info
+    return rewards, float(env.game_state.returns()[env.seat]), info
 
 
 # ----------------------------------------------------------------------------- the single-seat env
@@ -84,7 +84,7 @@ def test_margin_reward_adds_the_score_margin_at_the_end():
     env = SingleSeatEnv("lost_cities", opponents={"random": 1}, margin_reward=0.01)
     env.reset(seed=3)
     rewards, expected, info = random_episode(env, np.random.default_rng(3))
-    scores = env.aec.game_state.scores()
+    scores = env.game_state.scores()
     assert info["margin"] == scores[env.seat] - scores[1 - env.seat]
     assert rewards[-1] == pytest.approx(expected + 0.01 * info["margin"])
 
@@ -96,8 +96,8 @@ def test_opponents_see_only_their_own_observation():
 
     class Spy(RandomAgent):
         def act(self, observation, action_mask):
-            seen.append((env.aec.agent_selection, observation.copy(), action_mask.copy(),
-                         env.aec.game_state.clone()))
+            seen.append((env.game_state.current_player, observation.copy(), action_mask.copy(),
+                         env.game_state.clone()))
             return super().act(observation, action_mask)
 
     env.reset(seed=0)  # a seeded reset rebuilds the opponents: plant the spy after it
@@ -106,7 +106,7 @@ def test_opponents_see_only_their_own_observation():
     random_episode(env, np.random.default_rng(0))
     rng = np.random.default_rng(1)
     learner_hand_varied = False
-    assert seen and all(agent == "player_1" for agent, *_ in seen)
+    assert seen and all(player == 1 for player, *_ in seen)
     for _, observation, mask, state in seen:
         assert isinstance(observation, np.ndarray) and isinstance(mask, np.ndarray)
         np.testing.assert_array_equal(observation, state.observation(1))
@@ -123,7 +123,7 @@ def test_action_masks_are_the_learners_and_an_illegal_action_forfeits():
     _, info = env.reset(seed=5)
     rng = np.random.default_rng(5)
     for _ in range(30):
-        state = env.aec.game_state
+        state = env.game_state
         assert state.current_player == env.seat
         mask = env.action_masks()
         assert mask.dtype == bool
@@ -131,10 +131,10 @@ def test_action_masks_are_the_learners_and_an_illegal_action_forfeits():
         np.testing.assert_array_equal(info["action_mask"], state.action_mask())
         _, _, _, _, info = env.step(rng.choice(np.flatnonzero(mask)))
     # PettingZoo's illegal-move convention (tests/test_gymnasium.py has the details): nothing is played.
-    before = env.aec.game_state.to_json()
+    before = env.game_state.to_json()
     _, reward, terminated, truncated, info = env.step(int(np.flatnonzero(~env.action_masks())[0]))
     assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
-    assert env.aec.game_state.to_json() == before
+    assert env.game_state.to_json() == before
 
 
 def test_seat_is_random_or_fixed():
@@ -143,7 +143,7 @@ def test_seat_is_random_or_fixed():
     for seed in range(30):
         env.reset(seed=seed)
         seats.add(env.seat)
-        assert env.aec.agent_selection == f"player_{env.seat}"
+        assert env.game_state.current_player == env.seat
     assert seats == {0, 1, 2}
     with pytest.raises(ValueError, match="seat"):
         SingleSeatEnv("five_towers", {"num_players": 3}, seat=3)

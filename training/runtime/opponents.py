@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -49,11 +49,18 @@ def check_weights(weights: Mapping[str, float], name: str = "opponent mix") -> d
     return {k: w / total for k, w in weights.items() if w > 0}
 
 
+def mix_factories(game: Game, names: Iterable[str]) -> dict[str, Callable[[int | None], Agent]]:
+    """``seed -> agent`` for every agent spec of a mix but ``self``: each policy file read once."""
+    return {name: agent_factory(name, game) for name in names if name != SELF}
+
+
 class OpponentMix:
     """Draws one agent per opponent seat and episode; snapshots are set from the training process."""
 
     def __init__(self, game: Game, weights: Mapping[str, float], network: Mapping[str, Any] | None = None,
-                 snapshot_deterministic: bool = False):
+                 snapshot_deterministic: bool = False,
+                 factories: Mapping[str, Callable[[int | None], Agent]] | None = None):
+        """``factories`` (``mix_factories``) may be shared by many mixes: each file is then read once."""
         self.game = game
         probabilities = check_weights(weights)
         self.names = list(probabilities)
@@ -62,7 +69,7 @@ class OpponentMix:
         self.snapshot_deterministic = snapshot_deterministic
         self.snapshots: list[PolicyAgent] = []
         # files are read once here; reseed() only makes fresh agents from them
-        self.factories = {name: agent_factory(name, game) for name in self.names if name != SELF}
+        self.factories = factories if factories is not None else mix_factories(game, self.names)
         self.reseed(np.random.default_rng())
 
     def reseed(self, rng: np.random.Generator) -> None:
@@ -79,12 +86,13 @@ class OpponentMix:
         for agent in self.snapshots:
             agent.rng = self.snapshot_rng
 
-    def set_pool(self, pool: list[Weights]) -> None:
-        """Take the pool's weights (called through ``VecEnv.env_method`` after each refresh)."""
+    def set_pool(self, pool: list[Weights | MLPPolicy]) -> None:
+        """Take the pool's weights (called through ``VecEnv.env_method`` after each refresh), or networks already
+        made from them (shared by many mixes: their games are then decided in one forward pass per snapshot)."""
         if pool and self.snapshot_info is None:
             raise ValueError("self-play snapshots need the network: OpponentMix(..., network=...)")
-        self.snapshots = [PolicyAgent(MLPPolicy(weights, self.snapshot_info), self.snapshot_deterministic,
-                                      seed=self.snapshot_rng) for weights in pool]
+        self.snapshots = [PolicyAgent(w if isinstance(w, MLPPolicy) else MLPPolicy(w, self.snapshot_info),
+                                      self.snapshot_deterministic, seed=self.snapshot_rng) for w in pool]
 
     def draw(self, seat: int = 0) -> tuple[str, Agent]:
         """``(name, agent)`` for opponent seat ``seat`` of a new episode."""

@@ -195,8 +195,14 @@ class PolicyAgent:
         mask = np.asarray(action_mask, dtype=bool)
         if not mask.any():
             raise ValueError("PolicyAgent.act: the action mask has no legal action")
+        return self.choose(observation, mask, self.policy.logits(observation, copy=False))
+
+    def choose(self, observation: np.ndarray, mask: np.ndarray, logits: np.ndarray) -> int:
+        """The decision given the policy's ``logits`` for ``observation`` (computed here by ``act``, or in one
+        forward pass for many games by :func:`tabletop_rl.training.runtime.table.play_opponents`)."""
+        mask = np.asarray(mask, dtype=bool)
         self._last = (observation, mask)
-        logits = np.where(mask, self.policy.logits(observation, copy=False), -np.inf)
+        logits = np.where(mask, logits, -np.inf)
         if self.deterministic:
             return int(np.argmax(logits))
         cdf = np.cumsum(np.exp(logits - logits.max(), dtype=np.float64))  # illegal actions add 0: never drawn

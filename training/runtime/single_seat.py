@@ -16,17 +16,14 @@ import gymnasium as gym
 import numpy as np
 
 from ... import envs
-from ...envs.core.agents import attach_view
 from ...envs.core.game import check_seed
-from ...envs.core.match import score_margins
 from .opponents import SELF, OpponentMix, Weights
-
-MAX_RESETS = 100  # deals in a row that end before the learner's first decision: surely a bug
-ILLEGAL_REWARD = -1.0  # PettingZoo's illegal-move convention (TerminateIllegalWrapper(illegal_reward=-1))
+from .table import ILLEGAL_REWARD, Table, play_opponents
 
 
 class SingleSeatEnv(gym.Env):
-    """One seat of ``game`` for the learner; the other seats are played inside ``step()``."""
+    """One seat of ``game`` for the learner; the other seats are played inside ``step()`` (one
+    :class:`~tabletop_rl.training.runtime.table.Table`, driven on the engine itself)."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
@@ -39,78 +36,73 @@ class SingleSeatEnv(gym.Env):
                              f"{self.metadata['render_modes']} or None (the learner's view as text; the "
                              "PettingZoo env's rgb_array picture shows every hand)")
         self.render_mode = render_mode
-        self.aec = envs.make(game, wrapped=False, **dict(game_options or {}))
-        self.game = self.aec.game
-        n = self.game.num_players
-        if not (seat == "random" or (type(seat) is int and 0 <= seat < n)):
-            raise ValueError(f"seat={seat!r} is not allowed; expected 'random' or a seat 0..{n - 1}")
-        self.seat_choice = seat
-        self.margin_reward = margin_reward
-        first = self.aec.possible_agents[0]
-        self.observation_space = self.aec.observation_space(first)["observation"]
-        self.action_space = self.aec.action_space(first)
+        self.game = envs.game_class(game)(**dict(game_options or {}))
+        self.observation_space, self.action_space = seat_spaces(self.game)
         mix = {"random": 1.0} if opponents is None else opponents  # an empty mix is refused, not taken for random
-        self.opponents = OpponentMix(self.game, mix, network, snapshot_deterministic)
-        self.seat = 0
-        self.learner = first
-        self.seated: dict[str, tuple[str, Any]] = {}
-        self.forfeited = False  # the learner ended the episode with an illegal action
+        self.table = Table(self.game, OpponentMix(self.game, mix, network, snapshot_deterministic), seat,
+                           margin_reward)
+        self.opponents = self.table.mix
+
+    @property
+    def seat(self) -> int:
+        """The learner's seat in the current episode."""
+        return self.table.seat
+
+    @property
+    def seated(self) -> dict[str, tuple[str, Any]]:
+        """The opponents of the current episode: ``{"player_i": (spec, agent)}`` for every other seat."""
+        return {f"player_{p}": s for p, s in enumerate(self.table.seated) if s is not None}
+
+    @property
+    def game_state(self):
+        """The engine state of the current episode (for analysis: the learner sees only its observation)."""
+        return self.table.state
 
     # ----------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         seed = check_seed(seed)  # Gymnasium alone takes True as 1 and refuses numpy integers
         super().reset(seed=seed)
+        table = self.table
+        table.np_random = self.np_random
         if seed is not None:
-            self.opponents.reseed(self.np_random)
-        self.forfeited = False
-        for _ in range(MAX_RESETS):
-            n = self.game.num_players
-            self.seat = int(self.np_random.integers(n)) if self.seat_choice == "random" else self.seat_choice
-            self.learner = self.aec.possible_agents[self.seat]
-            self.seated = {agent: self.opponents.draw(seat) for seat, agent in enumerate(self.aec.possible_agents)
-                           if agent != self.learner}
-            self.aec.reset(seed=int(self.np_random.integers(2**63)))
-            for agent, (_, opponent) in self.seated.items():  # a searching opponent gets its seat's view
-                attach_view(opponent, lambda: self.aec.game_state, self.aec.agent_name_mapping[agent])
-            self._play_opponents()
-            if not self._over():
-                self._render_human()
-                return self._observation(), {"seat": self.seat, "action_mask": self._mask()}
-        raise RuntimeError(f"{MAX_RESETS} games of {self.game.name} in a row ended before seat {self.seat} "
-                           "had a decision")
+            table.mix.reseed(self.np_random)
+        table.deal()
+        play_opponents([table])
+        while not table.ready():
+            play_opponents([table])
+        self._render_human()
+        return table.observation(), {"seat": table.seat, "action_mask": table.mask()}
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if self._over():
+        table = self.table
+        if table.state is None or table.over():
             raise RuntimeError("step() was called after the episode ended; call reset() to start a new episode")
-        action = self._in_action_space(action)
-        if not self.aec.infos[self.learner]["action_mask"][action]:
-            return self._forfeit(action)
-        self.aec.step(action)
-        self._play_opponents()
+        action = in_action_space(action, self.game, self.action_space)
+        if not table.mask()[action]:
+            reason = table.forfeit(action)
+            return table.observation(), ILLEGAL_REWARD, True, False, {**table.end_info(), "illegal_action": True,
+                                                                      "reason": reason}
+        table.state.apply_action(action)
+        play_opponents([table])
         self._render_human()
-        if not self._over():
-            return self._observation(), 0.0, False, False, {"action_mask": self._mask()}
-        learner, info = self.learner, self._end_info()
-        reward = float(self.aec.rewards[learner])
-        if self.margin_reward and self.aec.terminations[learner]:
-            reward += self.margin_reward * info["margin"]
-        return (self._observation(), reward, bool(self.aec.terminations[learner]),
-                bool(self.aec.truncations[learner]), info)
+        if not table.over():
+            return table.observation(), 0.0, False, False, {"action_mask": table.mask()}
+        return (table.observation(), *table.outcome(), table.end_info())
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as bool (all False once the episode is over); what sb3-contrib's MaskablePPO
         asks every env of a VecEnv for (``env_method("action_masks")``)."""
-        if self.aec.game_state is None:
+        if self.table.state is None:
             raise ValueError("action_masks() was called before reset()")
-        return self._mask().astype(bool)
+        return self.table.mask().astype(bool)
 
     def render(self) -> str | None:
         """The table as the learner's seat sees it (``State.render_text(viewer=seat)``)."""
         if self.render_mode is None:
             raise ValueError("render() needs a render_mode: gymnasium.make(..., render_mode='ansi' or 'human')")
-        if self.aec.game_state is None:
+        if self.table.state is None:
             raise ValueError("render() was called before reset()")
-        text = self.aec.game_state.render_text(viewer=self.seat)
+        text = self.table.state.render_text(viewer=self.seat)
         if self.render_mode == "ansi":
             return text
         print(text)
@@ -121,59 +113,28 @@ class SingleSeatEnv(gym.Env):
         """Refresh the self-play snapshots (numpy weights); used through ``VecEnv.env_method("set_pool", ...)``."""
         self.opponents.set_pool(pool)
 
-    # ----------------------------------------------------------------- internals
-    def _over(self) -> bool:
-        return self.forfeited or self.aec.terminations[self.learner] or self.aec.truncations[self.learner]
-
-    def _in_action_space(self, action: Any) -> int:
-        """``action`` as an int; anything outside the action space is no move at all but a bug of the caller.
-        (What ``action_space.contains`` checks, at a tenth of its cost: this runs at every step.)"""
-        try:
-            index = operator.index(action)  # ints, numpy integers; not floats, strings or 1-element arrays
-        except TypeError:
-            index = -1
-        if isinstance(action, bool) or not 0 <= index < self.game.num_actions:
-            raise ValueError(f"action {action!r} is not in the action space {self.action_space} of "
-                             f"{self.game.name}")
-        return index
-
-    def _mask(self) -> np.ndarray:
-        """A fresh int8 copy of the learner's mask: callers keep and may modify what they are given."""
-        if self.forfeited:
-            return np.zeros(self.game.num_actions, np.int8)
-        return self.aec.infos[self.learner]["action_mask"].copy()
-
-    def _forfeit(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        """PettingZoo's illegal-move convention: nothing is played; the episode ends with -1 for the learner."""
-        state = self.aec.game_state
-        reason = (f"action {action} ({state.action_to_string(action)}) is illegal for seat {self.seat} in phase "
-                  f"{state.phase!r}: the episode ends with reward {ILLEGAL_REWARD}")
-        self.forfeited = True
-        info = {**self._end_info(), "illegal_action": True, "reason": reason}
-        return self._observation(), ILLEGAL_REWARD, True, False, info
-
     def _render_human(self) -> None:
         if self.render_mode == "human":
             self.render()
 
-    def _observation(self) -> np.ndarray:
-        return self.aec.observe(self.learner)["observation"]
 
-    def _play_opponents(self) -> None:
-        aec = self.aec
-        while not self._over() and aec.agent_selection != self.learner:
-            seat_view = aec.observe(aec.agent_selection)  # that seat's own observation and mask only
-            _, agent = self.seated[aec.agent_selection]
-            aec.step(agent.act(seat_view["observation"], seat_view["action_mask"]))
+def seat_spaces(game) -> tuple[gym.spaces.Box, gym.spaces.Discrete]:
+    """One seat's observation and action spaces (those of the PettingZoo env's ``observation`` part)."""
+    low, high = game.layout.bounds()
+    return (gym.spaces.Box(low, high, shape=(game.observation_size,), dtype=np.float32),
+            gym.spaces.Discrete(game.num_actions))
 
-    def _end_info(self) -> dict[str, Any]:
-        """Seat, opponents, the (all-zero) mask and the score margin (own score minus the mean of the others')."""
-        info = {"seat": self.seat, "opponents": [name for name, _ in self.seated.values()],
-                "action_mask": self._mask()}
-        scores = self.aec.infos[self.learner].get("scores")
-        if scores is not None:
-            info.update(scores=list(scores), margin=float(score_margins(scores)[self.seat]))
-        return info
+
+def in_action_space(action: Any, game, space: gym.spaces.Discrete) -> int:
+    """``action`` as an int; anything outside the action space is no move at all but a bug of the caller.
+    (What ``action_space.contains`` checks, at a tenth of its cost: this runs at every step.)"""
+    try:
+        index = operator.index(action)  # ints, numpy integers; not floats, strings or 1-element arrays
+    except TypeError:
+        index = -1
+    if isinstance(action, bool) or not 0 <= index < game.num_actions:
+        raise ValueError(f"action {action!r} is not in the action space {space} of {game.name}")
+    return index
 
 
 def single_seat_env(game: str, opponent: str | os.PathLike | Mapping[str, float] = "random",

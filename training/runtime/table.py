@@ -1,0 +1,161 @@
+"""One game of the learner against its opponents, driven on the engine itself, and the opponents of many such
+games played together.
+
+A :class:`Table` holds what one single-seat episode is: the learner's seat, the agents in the other seats
+(drawn from its own :class:`~tabletop_rl.training.runtime.opponents.OpponentMix`), the engine state and its own
+generator. :class:`~tabletop_rl.training.runtime.single_seat.SingleSeatEnv` is one table;
+:class:`~tabletop_rl.training.runtime.vector_env.SeatVectorEnv` is many. Both play the opponents with
+:func:`play_opponents`, which decides, ply after ply, every table waiting on an opponent at once: all the tables
+whose opponent is the same network (the shipped policy, a self-play snapshot) in one forward pass, the others
+agent by agent. A table consumes its generator and its agents' generators in the same order whatever else is
+played beside it, so table i of a batch seeded ``seed + i`` plays exactly the games of a single env seeded
+``seed + i``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium.utils import seeding
+
+from ...envs.core.agents import attach_view
+from ...envs.core.game import Game, State
+from ...envs.core.match import score_margins
+from .opponents import OpponentMix
+from .policy import PolicyAgent
+
+MAX_RESETS = 100  # deals in a row that end before the learner's first decision: surely a bug
+ILLEGAL_REWARD = -1.0  # PettingZoo's illegal-move convention (TerminateIllegalWrapper(illegal_reward=-1))
+
+
+class Table:
+    """One seat of ``game`` for the learner, the other seats played by agents drawn from ``mix`` per episode."""
+
+    def __init__(self, game: Game, mix: OpponentMix, seat: int | str = "random", margin_reward: float = 0.0):
+        n = game.num_players
+        if not (seat == "random" or (type(seat) is int and 0 <= seat < n)):
+            raise ValueError(f"seat={seat!r} is not allowed; expected 'random' or a seat 0..{n - 1}")
+        self.game = game
+        self.mix = mix
+        self.seat_choice = seat
+        self.margin_reward = margin_reward
+        self.np_random: np.random.Generator | None = None
+        self.seat = 0
+        self.seated: list[tuple[str, Any] | None] = [None] * n  # (name, agent) per seat; None for the learner's
+        self.state: State | None = None
+        self.forfeited = False  # the learner ended the episode with an illegal action
+        self.deals = 0  # deals of the current reset (MAX_RESETS)
+
+    # ----------------------------------------------------------------- a new episode
+    def seed(self, seed: int | None) -> None:
+        """What ``gymnasium.Env.reset(seed=...)`` does to the env's generator, and fresh opponents from it;
+        without a seed the sequence goes on (a first unseeded episode draws its generator from the OS)."""
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+            self.mix.reseed(self.np_random)
+        elif self.np_random is None:
+            self.np_random, _ = seeding.np_random()
+
+    def deal(self) -> None:
+        """The seat, the opponents and the first position of a new game; the opponents have not played yet."""
+        rng = self.np_random
+        n = self.game.num_players
+        self.forfeited = False
+        self.seat = int(rng.integers(n)) if self.seat_choice == "random" else self.seat_choice
+        self.seated = [None if p == self.seat else self.mix.draw(p) for p in range(n)]
+        # The seed the PettingZoo env would give the engine when reset with this one (TabletopEnv.reset).
+        game_seed = int(np.random.default_rng(int(rng.integers(2**63))).integers(2**63))
+        self.state = self.game.new_initial_state(game_seed)
+        for p, seated in enumerate(self.seated):
+            if seated is not None:  # a searching opponent gets its seat's view
+                attach_view(seated[1], self._live, p)
+        self.deals += 1
+
+    def _live(self) -> State:
+        return self.state
+
+    def ready(self) -> bool:
+        """After a deal and the opponents' moves: is it the learner's decision? Deals again when the game ended
+        first (``RuntimeError`` after ``MAX_RESETS`` such deals)."""
+        if not self.state.is_terminal():
+            self.deals = 0
+            return True
+        if self.deals >= MAX_RESETS:
+            raise RuntimeError(f"{MAX_RESETS} games of {self.game.name} in a row ended before seat {self.seat} "
+                               "had a decision")
+        self.deal()
+        return False
+
+    # ----------------------------------------------------------------- during an episode
+    def over(self) -> bool:
+        return self.forfeited or self.state.is_terminal()
+
+    def waiting(self) -> Any:
+        """The agent whose decision the game waits for, or None when it is the learner's or the game is over."""
+        p = self.state.current_player
+        if p == self.seat or self.forfeited or self.state.is_terminal():
+            return None
+        return self.seated[p][1]
+
+    def forfeit(self, action: int) -> str:
+        """The learner chose the illegal ``action``: it is not played, the episode ends (PettingZoo's convention).
+        Returns the reason."""
+        self.forfeited = True
+        state = self.state
+        return (f"action {action} ({state.action_to_string(action)}) is illegal for seat {self.seat} in phase "
+                f"{state.phase!r}: the episode ends with reward {ILLEGAL_REWARD}")
+
+    # ----------------------------------------------------------------- what the learner gets
+    def observation(self) -> np.ndarray:
+        return self.state.observation(self.seat)
+
+    def mask(self) -> np.ndarray:
+        """The learner's int8 mask, all zeros when it is not its decision (a fresh array)."""
+        if self.over() or self.state.current_player != self.seat:
+            return np.zeros(self.game.num_actions, np.int8)
+        return self.state.action_mask()
+
+    def outcome(self) -> tuple[float, bool, bool]:
+        """(reward, terminated, truncated) of a finished episode."""
+        if self.forfeited:
+            return ILLEGAL_REWARD, True, False
+        truncated = self.state.is_truncated()
+        reward = float(self.state.returns()[self.seat])
+        if self.margin_reward and not truncated:
+            reward += self.margin_reward * float(score_margins(self.state.scores())[self.seat])
+        return reward, not truncated, truncated
+
+    def end_info(self) -> dict[str, Any]:
+        """Seat, opponents, the (all-zero) mask and, once the game ended, the scores and the score margin (own
+        score minus the mean of the others')."""
+        info = {"seat": self.seat, "opponents": [s[0] for s in self.seated if s is not None],
+                "action_mask": self.mask()}
+        if self.state.is_terminal():
+            scores = self.state.end_info().get("scores")
+            if scores is not None:
+                info.update(scores=list(scores), margin=float(score_margins(scores)[self.seat]))
+        return info
+
+
+def play_opponents(tables: Sequence[Table]) -> None:
+    """Play the opponents of every table until each waits on its learner or is over. Ply after ply, the tables
+    whose waiting agent runs the same network are decided in one forward pass; every other agent acts alone."""
+    waiting = [t for t in tables if t.waiting() is not None]
+    while waiting:
+        batches: dict[int, list[tuple[Table, PolicyAgent]]] = {}
+        for table in waiting:
+            agent = table.waiting()
+            if type(agent) is PolicyAgent:
+                batches.setdefault(id(agent.policy), []).append((table, agent))
+            else:
+                state = table.state
+                p = state.current_player
+                state.apply_action(agent.act(state.observation(p), state.action_mask()))
+        for batch in batches.values():
+            observations = np.stack([t.state.observation(t.state.current_player) for t, _ in batch])
+            logits = batch[0][1].policy.logits(observations)
+            for (table, agent), row, observation in zip(batch, logits, observations):
+                table.state.apply_action(agent.choose(observation, table.state.action_mask(), row))
+        waiting = [t for t in waiting if t.waiting() is not None]
