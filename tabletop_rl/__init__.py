@@ -66,13 +66,16 @@ from .envs import (  # noqa: E402
 def _register_with_gymnasium() -> None:
     """Make ``gymnasium.make("tabletop/<game>-v0", opponent=..., seat=..., **options)`` work: one seat against
     built-in opponents (``tabletop_rl.training.runtime.single_seat.single_seat_env``, imported only when an env is
-    made). Here, not in ``envs``: the engines know nothing of ``training``."""
+    made), and ``gymnasium.make_vec`` of the same id: many such games in one batched vector env
+    (``tabletop_rl.training.runtime.vector_env.seat_vector_env``). Here, not in ``envs``: the engines know nothing of
+    ``training``."""
     import gymnasium
 
     for name in list_games():
         env_id = f"tabletop/{name}-v0"
         if env_id not in gymnasium.registry:  # a reload must not warn
             gymnasium.register(env_id, entry_point="tabletop_rl.training.runtime.single_seat:single_seat_env",
+                               vector_entry_point="tabletop_rl.training.runtime.vector_env:seat_vector_env",
                                kwargs={"game": name})
 
 

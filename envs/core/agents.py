@@ -76,7 +76,11 @@ class RandomAgent:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = legal_actions(action_mask, "RandomAgent")
+        return self.pick(legal_actions(action_mask, "RandomAgent"))
+
+    def pick(self, legal: list[int]) -> int:
+        """One of the ``legal`` actions (ascending), as ``act`` draws it: a driver that has the list need not
+        build an observation this agent would not read."""
         return legal[self.rng.integers(len(legal))]
 
 

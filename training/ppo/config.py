@@ -92,12 +92,15 @@ class Run:
     seed: int = 0
 
 
+VEC_ENVS = ("auto", "subproc", "dummy", "batched")
+
+
 @dataclass
 class Config(Run):
     total_timesteps: int = 200_000
     max_minutes: float | None = None  # wall-clock cap of one invocation; stops cleanly with a checkpoint
     n_envs: int | None = None  # None: one per CPU core
-    vec_env: str = "auto"  # auto (subproc if n_envs > 1), subproc or dummy
+    vec_env: str = "auto"  # auto (subproc if n_envs > 1), subproc, dummy or batched (every game in one SeatVectorEnv)
     seat: int | str = "random"  # the learner's seat: random each episode, or a fixed seat
     margin_reward: float = 0.0  # adds this × (own score − mean of the others') to the terminal reward
     # Fine-tune: a fresh run starts from this policy's weights ("pretrained" or a checkpoint / run dir);
@@ -301,8 +304,8 @@ def _check_values(c: Config) -> None:
         problems.append(f"n_envs must be >= 1 or null (got {c.n_envs})")
     if c.max_minutes is not None and c.max_minutes <= 0:
         problems.append(f"max_minutes must be > 0 or null (got {c.max_minutes})")
-    if c.vec_env not in ("auto", "subproc", "dummy"):
-        problems.append(f"vec_env must be one of ('auto', 'subproc', 'dummy') (got {c.vec_env!r})")
+    if c.vec_env not in VEC_ENVS:
+        problems.append(f"vec_env must be one of {VEC_ENVS} (got {c.vec_env!r})")
     if isinstance(c.seat, str) and c.seat != "random":
         problems.append(f"seat must be 'random' or a seat number (got {c.seat!r})")
     if c.init_from and c.warm_start.teacher:

@@ -30,11 +30,13 @@ from ..runtime.agents import load_agent, policy_path
 from ..runtime.opponents import SELF, SnapshotPool
 from ..runtime.policy import MLPPolicy, PolicyAgent, PolicyInfo, load_policy, save_policy
 from ..runtime.single_seat import SingleSeatEnv
+from ..runtime.vector_env import SeatVectorEnv
 from ..stopping import ignore_stop_signals, start_helpers, stop_on_signals
 from .checkpoint import Checkpoint, rng_state, save_checkpoint, set_rng_state
 from .config import Config
 from .network import limit_threads, load_weights, torch_activation, weights_of
 from .report import describe, summarise, write_report
+from .vec_env import SB3SeatVecEnv
 from .warm_start import imitate, teacher_games
 
 EVAL_SEED_TAG = 7919  # evaluation deals derive from (seed, tag): never the training deals
@@ -124,6 +126,8 @@ class Trainer:
     # ------------------------------------------------------------------ setup
     def make_vec_env(self) -> VecEnv:
         c = self.config
+        if c.vec_env == "batched":
+            return VecMonitor(SB3SeatVecEnv(SeatVectorEnv(num_envs=c.num_envs, **self.env_kwargs)))
         subproc = c.vec_env == "subproc" or (c.vec_env == "auto" and c.num_envs > 1)
         fns = [env_factory(in_worker=subproc, **self.env_kwargs) for _ in range(c.num_envs)]
         if subproc:

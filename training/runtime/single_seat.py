@@ -148,6 +148,12 @@ def single_seat_env(game: str, opponent: str | os.PathLike | Mapping[str, float]
     All of it is checked (and every opponent loaded) here, so a mistake fails at ``gymnasium.make`` with a
     message.
     """
+    return SingleSeatEnv(game, game_options, opponents=opponent_mix(opponent), seat=seat, render_mode=render_mode)
+
+
+def opponent_mix(opponent: str | os.PathLike | Mapping[str, float]) -> dict[str, float]:
+    """The ``opponent`` argument of the Gymnasium ids as a mix ``{spec: weight}``; ``self`` is refused (it exists
+    only inside training, where the learner's snapshots are)."""
     mix = dict(opponent) if isinstance(opponent, Mapping) else {opponent: 1.0}
     mix = {os.fspath(spec) if isinstance(spec, os.PathLike) else spec: weight for spec, weight in mix.items()}
     if not all(isinstance(spec, str) for spec in mix):
@@ -156,4 +162,4 @@ def single_seat_env(game: str, opponent: str | os.PathLike | Mapping[str, float]
     if SELF in mix:
         raise ValueError(f"opponent '{SELF}' (snapshots of the learner) exists only inside tabletop_rl.training.train; "
                          "use 'random', 'heuristic', 'pretrained' or a policy path")
-    return SingleSeatEnv(game, game_options, opponents=mix, seat=seat, render_mode=render_mode)
+    return mix

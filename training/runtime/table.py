@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
-from ...envs.core.agents import attach_view
-from ...envs.core.game import Game, State
+from ...envs.core.agents import RandomAgent, attach_view
+from ...envs.core.game import TERMINAL, Game, State
 from ...envs.core.match import score_margins
 from .opponents import OpponentMix
 from .policy import PolicyAgent
@@ -92,13 +92,6 @@ class Table:
     def over(self) -> bool:
         return self.forfeited or self.state.is_terminal()
 
-    def waiting(self) -> Any:
-        """The agent whose decision the game waits for, or None when it is the learner's or the game is over."""
-        p = self.state.current_player
-        if p == self.seat or self.forfeited or self.state.is_terminal():
-            return None
-        return self.seated[p][1]
-
     def forfeit(self, action: int) -> str:
         """The learner chose the illegal ``action``: it is not played, the episode ends (PettingZoo's convention).
         Returns the reason."""
@@ -141,21 +134,29 @@ class Table:
 
 def play_opponents(tables: Sequence[Table]) -> None:
     """Play the opponents of every table until each waits on its learner or is over. Ply after ply, the tables
-    whose waiting agent runs the same network are decided in one forward pass; every other agent acts alone."""
-    waiting = [t for t in tables if t.waiting() is not None]
+    whose waiting agent runs the same network are decided in one forward pass; a random agent draws from the legal
+    actions without an observation (it reads none); every other agent acts alone on its seat's view."""
+    waiting = tables
     while waiting:
         batches: dict[int, list[tuple[Table, PolicyAgent]]] = {}
+        playing = []
         for table in waiting:
-            agent = table.waiting()
-            if type(agent) is PolicyAgent:
+            state = table.state
+            p = state.current_player
+            if p == table.seat or p == TERMINAL or table.forfeited:
+                continue
+            playing.append(table)
+            agent = table.seated[p][1]
+            kind = type(agent)
+            if kind is RandomAgent:
+                state.apply_action(agent.pick(state.legal_actions()))
+            elif kind is PolicyAgent:
                 batches.setdefault(id(agent.policy), []).append((table, agent))
             else:
-                state = table.state
-                p = state.current_player
                 state.apply_action(agent.act(state.observation(p), state.action_mask()))
         for batch in batches.values():
             observations = np.stack([t.state.observation(t.state.current_player) for t, _ in batch])
             logits = batch[0][1].policy.logits(observations)
-            for (table, agent), row, observation in zip(batch, logits, observations):
+            for (table, agent), row, observation in zip(batch, logits, observations, strict=True):
                 table.state.apply_action(agent.choose(observation, table.state.action_mask(), row))
-        waiting = [t for t in waiting if t.waiting() is not None]
+        waiting = playing
