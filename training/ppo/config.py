@@ -101,6 +101,7 @@ class Config(Run):
     max_minutes: float | None = None  # wall-clock cap of one invocation; stops cleanly with a checkpoint
     n_envs: int | None = None  # None: one per CPU core
     vec_env: str = "auto"  # auto (subproc if n_envs > 1), subproc, dummy or batched (every game in one SeatVectorEnv)
+    num_workers: int = 0  # batched: processes the games are shared between (0: in the training process)
     seat: int | str = "random"  # the learner's seat: random each episode, or a fixed seat
     margin_reward: float = 0.0  # adds this × (own score − mean of the others') to the terminal reward
     # Fine-tune: a fresh run starts from this policy's weights ("pretrained" or a checkpoint / run dir);
@@ -131,8 +132,8 @@ class Config(Run):
 
 
 # keys that may differ when a run is resumed: they steer the run, not what is being learned
-RESUMABLE_KEYS = {"total_timesteps", "max_minutes", "n_envs", "vec_env", "torch_threads", "checkpoint_every",
-                  "keep_checkpoints", "progress_bar", "runs_dir", "eval"}
+RESUMABLE_KEYS = {"total_timesteps", "max_minutes", "n_envs", "vec_env", "num_workers", "torch_threads",
+                  "checkpoint_every", "keep_checkpoints", "progress_bar", "runs_dir", "eval"}
 
 
 def load_config(path: str | Path | None, overrides: Sequence[str] = (), schema: type[Run] = Config,
@@ -304,6 +305,11 @@ def _check_values(c: Config) -> None:
         problems.append(f"n_envs must be >= 1 or null (got {c.n_envs})")
     if c.max_minutes is not None and c.max_minutes <= 0:
         problems.append(f"max_minutes must be > 0 or null (got {c.max_minutes})")
+    if not 0 <= c.num_workers <= c.num_envs:
+        problems.append(f"num_workers must be from 0 to n_envs={c.num_envs} (got {c.num_workers})")
+    if c.num_workers and c.vec_env != "batched":
+        problems.append(f"num_workers={c.num_workers} shares the games of vec_env: batched between processes; "
+                        f"vec_env is {c.vec_env!r}")
     if c.vec_env not in VEC_ENVS:
         problems.append(f"vec_env must be one of {VEC_ENVS} (got {c.vec_env!r})")
     if isinstance(c.seat, str) and c.seat != "random":

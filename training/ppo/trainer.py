@@ -30,7 +30,7 @@ from ..runtime.agents import load_agent, policy_path
 from ..runtime.opponents import SELF, SnapshotPool
 from ..runtime.policy import MLPPolicy, PolicyAgent, PolicyInfo, load_policy, save_policy
 from ..runtime.single_seat import SingleSeatEnv
-from ..runtime.vector_env import SeatVectorEnv
+from ..runtime.vector_env import batched_env
 from ..stopping import ignore_stop_signals, start_helpers, stop_on_signals
 from .checkpoint import Checkpoint, rng_state, save_checkpoint, set_rng_state
 from .config import Config
@@ -127,7 +127,10 @@ class Trainer:
     def make_vec_env(self) -> VecEnv:
         c = self.config
         if c.vec_env == "batched":
-            return VecMonitor(SB3SeatVecEnv(SeatVectorEnv(num_envs=c.num_envs, **self.env_kwargs)))
+            if c.num_workers:
+                start_helpers("forkserver")  # before any worker: with the stop signals blocked
+            return VecMonitor(SB3SeatVecEnv(batched_env(num_envs=c.num_envs, num_workers=c.num_workers,
+                                                        **self.env_kwargs)))
         subproc = c.vec_env == "subproc" or (c.vec_env == "auto" and c.num_envs > 1)
         fns = [env_factory(in_worker=subproc, **self.env_kwargs) for _ in range(c.num_envs)]
         if subproc:
