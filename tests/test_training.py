@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shlex
 import shutil
@@ -389,7 +390,7 @@ def tiny_config(tmp_path, game: str, **extra) -> list[str]:
     return ["--config", str(path)]
 
 
-@pytest.mark.parametrize("players, vec_env", [(2, "subproc"), (3, "dummy")])
+@pytest.mark.parametrize("players, vec_env", [(2, "subproc"), (3, "dummy"), (4, "batched")])
 def test_train_checkpoint_resume_evaluate(tmp_path, capsys, players, vec_env):
     args = tiny_config(tmp_path, "five_towers", game_options={"num_players": players}, vec_env=vec_env,
                        warm_start={"teacher": "heuristic", "games": 2, "epochs": 1})
@@ -463,8 +464,11 @@ def sigint_handled():
 
 
 @pytest.mark.usefixtures("sigint_handled")
-def test_an_interrupted_run_checkpoints_its_last_boundary_and_resumes(tmp_path, monkeypatch):
-    """Ctrl-C mid-rollout: the unfinished rollout is dropped, the step count stays exact, --resume finishes."""
+@pytest.mark.parametrize("vec_env", [{"vec_env": "dummy"}, {"vec_env": "batched", "num_workers": 2}],
+                         ids=["dummy", "batched-workers"])
+def test_an_interrupted_run_checkpoints_its_last_boundary_and_resumes(tmp_path, monkeypatch, vec_env):
+    """Ctrl-C mid-rollout: the unfinished rollout is dropped, the step count stays exact, --resume finishes; the
+    batched env's worker processes end with the run."""
     original = train.Trainer.at_boundary
 
     def interrupt_at_128(self, model, step, loop):
@@ -473,11 +477,12 @@ def test_an_interrupted_run_checkpoints_its_last_boundary_and_resumes(tmp_path, 
             signal.raise_signal(signal.SIGINT)  # caught by the trainer: stop after the next step
 
     monkeypatch.setattr(train.Trainer, "at_boundary", interrupt_at_128)
-    args = tiny_config(tmp_path, "lost_cities", vec_env="dummy")
+    args = tiny_config(tmp_path, "lost_cities", **vec_env)
     assert train.main([*args, "--set", "opponents.mix={heuristc: 1}"]) == 2  # a typo fails before any work
     run = tmp_path / "runs" / "lost_cities"
     assert not run.exists()
     assert train.main(args) == 130
+    assert not [p for p in multiprocessing.active_children() if p.name.startswith("tabletop-games")]
     assert latest_checkpoint(run).name == "step_000000000128.json"
     assert not (run / "policy.safetensors").exists()
     assert "Interrupted (SIGINT)" in (run / "report.md").read_text()
