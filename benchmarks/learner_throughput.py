@@ -1,7 +1,7 @@
 """How fast the learner gets its steps: every env path per game × opponent, and PPO with every shipped config,
 before (an older revision, measured in a temporary git worktree) and after (this checkout), in one run.
 
-    python benchmarks/learner_throughput.py                     # everything, ~25 minutes on 2 cores
+    python benchmarks/learner_throughput.py                     # everything, ~20-25 minutes on 2 cores
     python benchmarks/learner_throughput.py --out docs/performance.md --plot docs/img/performance.png
     python benchmarks/learner_throughput.py --quick             # make bench: ~2-3 minutes, no before-worktree
 
@@ -18,7 +18,7 @@ those of issue 34 (N = 64).
 
 PPO table: each shipped PPO config (at its default player count, and the 3-5 player targets) trains
 ``--ppo-steps`` steps from scratch (no warm start, no evaluation during training) in a fresh process, before and
-after; PPO steps/s is the steps over the wall time of ``model.learn``. After: the share of that time spent in
+after; PPO steps/s is the steps over the wall time of ``model.learn``, split into the share of that time in
 the games (the vec env's step, reset and masks, opponents excluded), in the opponents (agents' ``act``, policy
 forward passes) and in the learner (everything else: SB3's rollout bookkeeping, torch forward and backward).
 Anchor: sb3-contrib's MaskablePPO with its defaults on PettingZoo's connect_four (one seat, a random opponent)
@@ -564,7 +564,7 @@ def plot(rows: list[EnvRow], workers: int, path: Path) -> None:
     axes.set_yscale("log")
     axes.set_ylabel("learner steps/s (random legal actions)")
     axes.set_title("Learner steps/s per CPU second of the process; with workers per wall second", fontsize=9)
-    axes.set_xticks(x, [f"{r.name}\n{r.opponent}" for r in rows], fontsize=7)
+    axes.set_xticks(x, [f"{r.name} {r.opponent}" for r in rows], fontsize=8, rotation=35, ha="right")
     axes.legend(fontsize=8)
     axes.grid(axis="y", which="both", alpha=0.3)
     figure.tight_layout()
