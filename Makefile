@@ -31,10 +31,11 @@ test: setup
 train: setup
 	$(PY) -m tabletop_rl.training.train --config configs/lost_cities.yaml
 
-## Throughput of every game against PettingZoo's connect_four; learner steps/s of a Gymnasium id under make_vec.
+## Throughput of every game against PettingZoo's connect_four; learner steps/s of every env path and PPO steps/s of
+## every shipped config, short (the full run, before and after side by side: docs/performance.md).
 bench: setup
 	$(PY) benchmarks/throughput.py
-	$(PY) benchmarks/vector_throughput.py
+	$(PY) benchmarks/learner_throughput.py --quick
 
 lint: setup
 	$(PY) -m ruff check envs training tests benchmarks examples tabletop_rl
