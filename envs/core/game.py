@@ -236,8 +236,10 @@ class State(ABC):
         return self.scores()
 
     @abstractmethod
-    def observation(self, player: int) -> np.ndarray:
-        """float32 vector of ``game.layout.size`` from ``player``'s point of view (seats rotated)."""
+    def observation(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 vector of ``game.layout.size`` from ``player``'s point of view (seats rotated); written into
+        ``out`` (and returned) when given, as ``numpy.take`` does, so that a batch of games fills its rows in
+        place."""
 
     @abstractmethod
     def action_to_string(self, action: int) -> str:

@@ -462,8 +462,8 @@ class State(BaseState):
         return {"scores": self.scores(), "ranks": self.ranks(), "rounds": self.round}
 
     # ----------------------------------------------------------------- information (F30, F31)
-    def observation(self, player: int) -> np.ndarray:
-        return self._x.take(self.game.obs_index[player])
+    def observation(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        return self._x.take(self.game.obs_index[player], out=out)
 
     def global_state(self) -> np.ndarray:
         return obs.global_state(self)

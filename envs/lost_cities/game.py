@@ -302,8 +302,8 @@ class State(BaseState):
         return info
 
     # ----------------------------------------------------------------- information (L30–L34)
-    def observation(self, player: int) -> np.ndarray:
-        return obs.vector(self).take(self.game.obs_index[player])
+    def observation(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        return obs.vector(self).take(self.game.obs_index[player], out=out)
 
     def global_state(self) -> np.ndarray:
         """The whole position in table order (``game.state_layout``): both hands and the draw pile's order

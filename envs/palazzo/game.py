@@ -744,8 +744,8 @@ class State(BaseState):
         obs.write_where(self, t, 1)
 
     # ----------------------------------------------------------------- observations (P68–P70b)
-    def observation(self, player: int) -> np.ndarray:
-        return self._x.take(self.game.obs_index[player])
+    def observation(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        return self._x.take(self.game.obs_index[player], out=out)
 
     def unseen(self, player: int) -> list[int]:
         """The cards ``player`` cannot locate, per kind: the others' unknown cards, and the deck until it is

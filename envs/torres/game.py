@@ -709,8 +709,8 @@ class State(BaseState):
         return {"scores": self.scores(), "winners": self.winners(), "scorings": self.score_log}
 
     # ----------------------------------------------------------------- information (T65–T68a)
-    def observation(self, player: int) -> np.ndarray:
-        return obs.vector(self).take(self.game.obs_index[player])
+    def observation(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        return obs.vector(self).take(self.game.obs_index[player], out=out)
 
     def global_state(self) -> np.ndarray:
         return obs.global_state(self)

@@ -193,9 +193,9 @@ class SeatVectorEnv(SeatVectors):
             tables = [t for t in tables if not t.ready()]
 
     def _write(self, i: int) -> None:
-        table = self.tables[i]
-        self._observations[i] = table.observation()
-        self._masks[i] = table.state.action_mask()
+        state = self.tables[i].state
+        state.observation(self.tables[i].seat, out=self._observations[i])
+        self._masks[i] = state.action_mask()
 
 
 START_METHOD = "forkserver"  # as SubprocVecEnv: no fork of a process that may hold threads (torch, BLAS)
