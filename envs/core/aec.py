@@ -119,10 +119,11 @@ class TabletopEnv(AECEnv):
     def _sync(self) -> None:
         """Copy the engine's turn, masks and (at the end) outcome into the AEC dictionaries."""
         state = self.game_state
-        if self._actor is not None and (state.is_terminal() or self.possible_agents[state.current_player]
-                                        != self._actor):
+        terminal = state.is_terminal()
+        actor = None if terminal else self.possible_agents[state.current_player]
+        if self._actor is not None and self._actor != actor:
             self.infos[self._actor]["action_mask"] = np.zeros(self.game.num_actions, np.int8)
-        if state.is_terminal():
+        if terminal:
             truncated = state.is_truncated()
             returns, extra = state.returns(), state.end_info()
             for i, agent in enumerate(self.agents):
@@ -133,8 +134,8 @@ class TabletopEnv(AECEnv):
             self._actor = None
             self._accumulate_rewards()
             return
-        self._actor = self.agent_selection = self.possible_agents[state.current_player]
-        self.infos[self._actor]["action_mask"] = state.action_mask()
+        self._actor = self.agent_selection = actor
+        self.infos[actor]["action_mask"] = state.action_mask()
 
     def state(self) -> np.ndarray:
         """The global state (``State.global_state``): the whole position, hidden cards included, seats in
@@ -195,6 +196,42 @@ class TerminateIllegalWrapper(_DirectBookkeeping, wrappers.TerminateIllegalWrapp
             self._prev_obs = obs
             self._prev_info = bare.infos.get(agent, {})
         return obs
+
+    def step(self, action: Any) -> None:
+        # PettingZoo's step, line for line, with the bookkeeping read once from the bare env
+        bare = self._bare
+        agent = bare.agent_selection
+        if self._prev_obs is None:
+            self.observe(agent)
+        if isinstance(self._prev_obs, dict):
+            assert "action_mask" in self._prev_obs, (
+                f"`action_mask` not found in dictionary observation: {self._prev_obs}. Action mask must either be "
+                "in `observation['action_mask']` or `info['action_mask']` to use TerminateIllegalWrapper.")
+            mask = self._prev_obs["action_mask"]
+        else:
+            assert self._prev_info is not None
+            assert "action_mask" in self._prev_info, (
+                f"`action_mask` not found in info for non-dictionary observation: {self._prev_info}. Action mask "
+                "must either be in observation['action_mask'] or info['action_mask'] to use "
+                "TerminateIllegalWrapper.")
+            mask = self._prev_info["action_mask"]
+        self._prev_obs = None
+        self._prev_info = None
+        done = bare.terminations[agent] or bare.truncations[agent]
+        if self._terminated and done:
+            bare._was_dead_step(action)
+        elif not done and not mask[action]:
+            EnvLogger.warn_on_illegal_move()
+            bare._cumulative_rewards[agent] = 0
+            bare.terminations = dict.fromkeys(bare.agents, True)
+            bare.truncations = dict.fromkeys(bare.agents, True)
+            bare.rewards = dict.fromkeys(bare.truncations, 0)
+            bare.rewards[agent] = float(self._illegal_value)
+            bare._accumulate_rewards()
+            bare._deads_step_first()
+            self._terminated = True
+        else:
+            self.env.step(action)
 
 
 class AssertOutOfBoundsWrapper(_DirectBookkeeping, wrappers.AssertOutOfBoundsWrapper):
