@@ -186,7 +186,8 @@ for _name in ("agent_selection", "agents", "terminations", "truncations", "rewar
 
 
 class TerminateIllegalWrapper(_DirectBookkeeping, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's ``TerminateIllegalWrapper`` with direct bookkeeping reads."""
+    """PettingZoo's ``TerminateIllegalWrapper`` with direct bookkeeping reads: its ``observe`` and ``step`` are
+    PettingZoo's (1.25–1.27) written against the bare env, the hottest code of the wrapped env."""
 
     def observe(self, agent: str) -> Any:
         # PettingZoo's observe (remember the observation and info of the agent to act), reading the bare env
