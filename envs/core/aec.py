@@ -6,6 +6,7 @@ Game packages never re-implement AEC bookkeeping: they call :func:`make_env_func
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .game import Game, State, check_seed
 
@@ -117,10 +119,11 @@ class TabletopEnv(AECEnv):
     def _sync(self) -> None:
         """Copy the engine's turn, masks and (at the end) outcome into the AEC dictionaries."""
         state = self.game_state
-        if self._actor is not None and (state.is_terminal() or self.possible_agents[state.current_player]
-                                        != self._actor):
+        terminal = state.is_terminal()
+        actor = None if terminal else self.possible_agents[state.current_player]
+        if self._actor is not None and self._actor != actor:
             self.infos[self._actor]["action_mask"] = np.zeros(self.game.num_actions, np.int8)
-        if state.is_terminal():
+        if terminal:
             truncated = state.is_truncated()
             returns, extra = state.returns(), state.end_info()
             for i, agent in enumerate(self.agents):
@@ -131,8 +134,8 @@ class TabletopEnv(AECEnv):
             self._actor = None
             self._accumulate_rewards()
             return
-        self._actor = self.agent_selection = self.possible_agents[state.current_player]
-        self.infos[self._actor]["action_mask"] = state.action_mask()
+        self._actor = self.agent_selection = actor
+        self.infos[actor]["action_mask"] = state.action_mask()
 
     def state(self) -> np.ndarray:
         """The global state (``State.global_state``): the whole position, hidden cards included, seats in
@@ -162,13 +165,14 @@ class TabletopEnv(AECEnv):
 
 
 class _DirectBookkeeping:
-    """Mixin for PettingZoo's wrappers: read the AEC bookkeeping straight from the bare env.
+    """Mixin for PettingZoo's inner wrappers: read the AEC bookkeeping straight from the bare env.
 
     ``BaseWrapper`` forwards every attribute it lacks through one ``__getattr__`` call per layer, and the
     standard wrappers read ``agent_selection``, ``terminations``, … many times per step: with three layers
-    that costs more than a whole game step. These read-only properties skip the chain; the wrappers'
-    behaviour is unchanged (they write through ``env.unwrapped`` anyway). ``OrderEnforcingWrapper``, the
-    outermost, keeps its own ``__getattr__`` so its "reset first" errors still fire.
+    that costs more than a whole game step. These read-only properties skip the chain (each an
+    ``operator.attrgetter``, C code, not a Python function); the wrappers' behaviour is unchanged (they write
+    through ``env.unwrapped`` anyway). ``OrderEnforcingWrapper``, the outermost, keeps its own ``__getattr__``
+    so its "reset first" errors still fire.
     """
 
     def __init__(self, env: AECEnv, *args: Any, **kwargs: Any):
@@ -178,24 +182,106 @@ class _DirectBookkeeping:
 
 for _name in ("agent_selection", "agents", "terminations", "truncations", "rewards", "infos",
               "_cumulative_rewards"):
-    setattr(_DirectBookkeeping, _name, property(lambda self, name=_name: getattr(self._bare, name)))
+    setattr(_DirectBookkeeping, _name, property(operator.attrgetter(f"_bare.{_name}")))
 
 
 class TerminateIllegalWrapper(_DirectBookkeeping, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's ``TerminateIllegalWrapper`` with direct bookkeeping reads."""
+    """PettingZoo's ``TerminateIllegalWrapper`` with direct bookkeeping reads: its ``observe`` and ``step`` are
+    PettingZoo's (1.25–1.27) written against the bare env, the hottest code of the wrapped env."""
+
+    def observe(self, agent: str) -> Any:
+        # PettingZoo's observe (remember the observation and info of the agent to act), reading the bare env
+        obs = self.env.observe(agent)
+        bare = self._bare
+        if agent == bare.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = bare.infos.get(agent, {})
+        return obs
+
+    def step(self, action: Any) -> None:
+        # PettingZoo's step, line for line, with the bookkeeping read once from the bare env
+        bare = self._bare
+        agent = bare.agent_selection
+        if self._prev_obs is None:
+            self.observe(agent)
+        if isinstance(self._prev_obs, dict):
+            assert "action_mask" in self._prev_obs, (
+                f"`action_mask` not found in dictionary observation: {self._prev_obs}. Action mask must either be "
+                "in `observation['action_mask']` or `info['action_mask']` to use TerminateIllegalWrapper.")
+            mask = self._prev_obs["action_mask"]
+        else:
+            assert self._prev_info is not None
+            assert "action_mask" in self._prev_info, (
+                f"`action_mask` not found in info for non-dictionary observation: {self._prev_info}. Action mask "
+                "must either be in observation['action_mask'] or info['action_mask'] to use "
+                "TerminateIllegalWrapper.")
+            mask = self._prev_info["action_mask"]
+        self._prev_obs = None
+        self._prev_info = None
+        done = bare.terminations[agent] or bare.truncations[agent]
+        if self._terminated and done:
+            bare._was_dead_step(action)
+        elif not done and not mask[action]:
+            EnvLogger.warn_on_illegal_move()
+            bare._cumulative_rewards[agent] = 0
+            bare.terminations = dict.fromkeys(bare.agents, True)
+            bare.truncations = dict.fromkeys(bare.agents, True)
+            bare.rewards = dict.fromkeys(bare.truncations, 0)
+            bare.rewards[agent] = float(self._illegal_value)
+            bare._accumulate_rewards()
+            bare._deads_step_first()
+            self._terminated = True
+        else:
+            self.env.step(action)
 
 
 class AssertOutOfBoundsWrapper(_DirectBookkeeping, wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's ``AssertOutOfBoundsWrapper`` with direct bookkeeping reads."""
 
+    def __init__(self, env: AECEnv):
+        super().__init__(env)
+        self._num_actions = self._bare.game.num_actions
+
+    def step(self, action: Any) -> None:
+        # a plain int in range is in every agent's Discrete(num_actions): skip gymnasium's contains(), which
+        # costs more than a game step; anything else gets PettingZoo's own check
+        if type(action) is int and 0 <= action < self._num_actions:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
+class _OrderEnforcingIterator(AECOrderEnforcingIterator):
+    """PettingZoo's ``agent_iter`` iterator (stop when no agent is left, insist on a step between two agents),
+    reading the bare env's ``agents`` and ``agent_selection`` instead of through the wrappers' ``__getattr__``."""
+
+    def __next__(self) -> str:
+        env = self.env
+        bare = env._bare
+        if not bare.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return bare.agent_selection
+
+
+class _OrderEnforcingIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _OrderEnforcingIterator:
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper``, refusing what the bare env refuses before any wrapper changes
-    its own state: a bad seed, and a step after the game is over (which PettingZoo only warns about)."""
+    its own state: a bad seed, and a step after the game is over (which PettingZoo only warns about).
+
+    Its hot paths — ``step``, ``last`` and ``agent_iter`` — read the bare env's bookkeeping once reset instead
+    of through ``__getattr__`` (seven chained calls per decision otherwise); before a reset they are
+    PettingZoo's own, errors included, and every other attribute still goes through ``__getattr__``."""
 
     def __init__(self, env: AECEnv):
         super().__init__(env)
-        self._bare = env.unwrapped  # read on every step: not through the wrappers' __getattr__ chain
+        self._bare = env.unwrapped
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         super().reset(seed=check_seed(seed), options=options)
@@ -208,6 +294,21 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
             raise AssertionError(GAME_OVER)
         self._has_updated = True
         self.env.step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            return super().last(observe)  # PettingZoo's "cannot be accessed before reset"
+        bare = self._bare
+        agent = bare.agent_selection
+        assert agent is not None
+        observation = self.env.observe(agent) if observe else None
+        return (observation, bare._cumulative_rewards[agent], bare.terminations[agent], bare.truncations[agent],
+                bare.infos[agent])
+
+    def agent_iter(self, max_iter: int = 2**63) -> _OrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
 
 
 def make_env_functions(game_class: type[Game], doc: str, module: str) -> tuple[type[TabletopEnv], Any]:

@@ -393,15 +393,17 @@ class State(ABC):
         return self.game.num_players
 
     def legal_actions(self) -> list[int]:
+        return list(self._cached_legal())
+
+    def _cached_legal(self) -> list[int]:
+        """The legal actions, computed once per position; callers must not mutate the list."""
         if self._legal is None:
             self._legal = [] if self.current_player == TERMINAL else self._legal_actions()
-        return list(self._legal)
+        return self._legal
 
     def action_mask(self) -> np.ndarray:
         mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        if self._legal is None:
-            self.legal_actions()
-        mask[self._legal] = 1
+        mask.put(self._cached_legal(), 1)  # put() takes a list faster than mask[list] = 1 (no index array built)
         return mask
 
     def apply_action(self, action: Any) -> None:
@@ -410,9 +412,7 @@ class State(ABC):
         self._legal = None
 
     def is_legal(self, action: int) -> bool:
-        if self._legal is None:
-            self.legal_actions()
-        return action in self._legal
+        return action in self._cached_legal()
 
     def returns(self) -> np.ndarray:
         """Zero-sum pairwise outcome: (#seats beaten − #seats that beat me) / (n − 1)."""

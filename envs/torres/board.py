@@ -333,10 +333,18 @@ class Board:
         doors = self.tunnel_targets(a) if tunnel else self.door_targets(a)
         return sorted(set(self.step_targets(a)).union(doors))
 
-    def has_move(self, a: int, tunnel: bool = False) -> bool:
-        """T26: MOVE_FROM(a) has at least one destination (steps checked first: they are the usual case)."""
-        h, occ, top = self.h, self.occ, self.h[a] + 1
-        for c in NEIGH[a]:
-            if occ[c] == EMPTY and h[c] <= top:
-                return True
-        return bool(self.tunnel_targets(a) if tunnel else self.door_targets(a))
+    def movable(self, knights: list[int], tunnel: bool = False) -> list[int]:
+        """T26: the squares of ``knights`` whose knight has at least one destination, in their order (steps
+        checked first: they are the usual case; one call for all knights, as the action menu asks each turn)."""
+        h, occ = self.h, self.occ
+        out = []
+        for a in knights:
+            top = h[a] + 1
+            for c in NEIGH[a]:
+                if occ[c] == EMPTY and h[c] <= top:
+                    out.append(a)
+                    break
+            else:
+                if self.tunnel_targets(a) if tunnel else self.door_targets(a):
+                    out.append(a)
+        return out

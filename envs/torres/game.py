@@ -278,10 +278,9 @@ class State(BaseState):
         own = self.knights[p]
         out = []
         if ap >= 1:  # T26: only knights with a destination
-            tunnel = self.game.tunnel
-            out += [MOVE_FROM + a for a in own if b.has_move(a, tunnel)]
+            out += map(MOVE_FROM.__add__, b.movable(own, self.game.tunnel))
         if ap >= 2 and self.in_supply[p]:  # T25
-            out += [ADD_KNIGHT + t for t in b.add_targets(own)]
+            out += map(ADD_KNIGHT.__add__, b.add_targets(own))
         if ap >= 1 and self.turn_stack > 0:  # T30, T31
             out += map(PLACE_BLOCK.__add__, b.block_targets())
         if ap >= 1 and self._can_acquire(p):  # T32

@@ -15,6 +15,7 @@ then the private fields).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -221,15 +222,23 @@ def refresh(state: State) -> None:
         _write_king(state)
     if dirty & CONTEXT:
         _write_context(state)
-    for mask, write in ((state._stale_rows, _write_row), (state._stale_seats, _write_facts),
-                        (state._stale_cards, _write_cards)):
-        p = 0
-        while mask:
-            if mask & 1:
-                write(state, p)
-            mask >>= 1
-            p += 1
+    if state._stale_rows:
+        _write_seats(state, state._stale_rows, _write_row)
+    if state._stale_seats:
+        _write_seats(state, state._stale_seats, _write_facts)
+    if state._stale_cards:
+        _write_seats(state, state._stale_cards, _write_cards)
     state._dirty = state._stale_rows = state._stale_seats = state._stale_cards = 0
+
+
+def _write_seats(state: State, seats: int, write: Callable[[State, int], None]) -> None:
+    """``write(state, p)`` for every seat p whose bit is set in ``seats``."""
+    p = 0
+    while seats:
+        if seats & 1:
+            write(state, p)
+        seats >>= 1
+        p += 1
 
 
 def _write_board(state: State) -> None:
@@ -263,8 +272,10 @@ def _write_castle(state: State, c: int) -> None:
     area = len(squares) / AREA_SCALE
     x[o["castle_exists"] + c] = 1
     x[o["castle_size"] + c] = area
-    x[o["castle_height"] + c] = max(b.h[s] for s in squares) / H_SCALE
-    x[o["castle_area"] + np.array(squares)] = area
+    x[o["castle_height"] + c] = max(map(b.h.__getitem__, squares)) / H_SCALE
+    at = o["castle_area"]
+    for s in squares:  # a castle has a few squares: scalar stores cost less than building an index array
+        x[at + s] = area
 
 
 def _write_king(state: State) -> None:
@@ -308,11 +319,15 @@ def _write_context(state: State) -> None:
         x[round_ + state.round_no - 1] = 1
         x[round_start + state.round_start] = 1
         x[phase_start + state.phase_start] = 1
-    x[ap] = state.ap / MAX_AP
+    # the region is zeroed above: the values usually 0 are only written when they are not
+    if state.ap:
+        x[ap] = state.ap / MAX_AP
     if state.turn_stack > 0:
         x[turn_stack] = state.turn_stack / 3
-    x[card_played] = state.card_played
-    x[acquired] = state.acquired / 2
+    if state.card_played:
+        x[card_played] = state.card_played
+    if state.acquired:
+        x[acquired] = state.acquired / 2
     if state.current_player >= 0:
         x[decision + state.decision] = 1
         x[to_act + state.current_player] = 1
@@ -320,8 +335,10 @@ def _write_context(state: State) -> None:
         x[card + state.card] = 1
     if state.selected >= 0:
         x[selected + state.selected] = 1
-    x[leftover] = state.leftover / 3
-    x[looked_count] = len(state.looked) / 3
+    if state.leftover:
+        x[leftover] = state.leftover / 3
+    if state.looked:
+        x[looked_count] = len(state.looked) / 3
 
 
 def _write_facts(state: State, p: int) -> None:
