@@ -1,24 +1,32 @@
 """A heuristic Torres player that sees only what the env gives its seat: (observation, action_mask).
 
-It rebuilds the board from the observation and values a position as the castle points its knights would
-score (area × its highest level per castle, T51) minus half the opponents' average, counted once per
-scoring still to come, plus the king's bonus in reach this phase (T52) and a little for every knight
-with a step up beside it. In the action phase it takes the legal action that raises that value most per
-action point — climbing, extending and raising the castles its knights stand on, adding knights next to
-castles — plays AP cards at once and other cards when their best use pays, buys cards in the first two
-phases, and turns action points it cannot use into score steps (T35). Between phases it moves the king
-to the castle where its knights stand on the next bonus level.
+It values a position as the castle points its knights would score (area × its highest level per castle,
+T51) minus half the opponents' average, counted once per scoring still to come, plus the king's bonus in
+reach this phase (T52) and a little for every knight with a step up beside it. In the action phase it takes
+the legal action that raises that value most per action point — climbing, extending and raising the castles
+its knights stand on, adding knights next to castles — plays AP cards at once and other cards when their
+best use pays, buys cards in the first two phases, and turns action points it cannot use into score steps
+(T35). Between phases it moves the king to the castle where its knights stand on the next bonus level.
+
+How it is fast: it reads the observation into flat lists once per decision (``botview.py``) and values each
+candidate by what it changes, never by re-valuing the board (:class:`Valuer`). A move, a block or a new
+knight changes the points of at most two castles, the bonus and the steps up of the knights next to the
+squares it touches. Values are kept exact as integers, ``D`` × value with D = 2(n − 1), so that comparing
+them is exact; the bot they replace compared floats, and where two candidates tie exactly it ordered them by
+their floats, which can differ in the last bit when n − 1 = 3 (the value divides by it): on such ties the
+float value is computed as that bot did (:meth:`Valuer.float_value`), so that the choices are the same.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 
 import numpy as np
 
 from ..core.agents import legal_actions
 from ..core.game import Game
-from .board import DIST, EMPTY, KING, NEIGH, SQUARES, Board
+from .board import DIST, EMPTY, MAX_CASTLES, NEIGH, NONE
+from .botview import Reader, View
 from .cards import (
     AP_6,
     AP_7,
@@ -60,202 +68,434 @@ from .game import (
 OPPONENT_WEIGHT = 0.5  # how much an opponent's castle point costs us
 CLIMB_WEIGHT = 0.5  # per area of the castle a knight could step up onto, per scoring to come
 ACQUIRE_GAIN = (2.0, 2.0, 1.5, 0.0)  # by phase (index 0: setup): a bought card's worth, with a small hand
+ACQUIRE_MORE = 0.5  # a card bought beyond HAND_WANTED
 HAND_WANTED = 2  # cards worth holding; more are bought only when nothing better is left
 CARD_RESERVE = 1.0  # a card is played only when its best use gains more than keeping it
+AP_CARD_GAIN = 10.0  # AP cards are played at once
+SCORE_STEP_GAIN = 1.0  # T35: one point for one AP
 CARD_PREFERENCE = (AP_7, AP_6, JUMP_UP_TWO, EXTRA_BLOCK, BLOCK_UNDER_KNIGHT, DOOR_CLIMB, RELOCATE_KNIGHT,
                    DIAGONAL_MOVE, JUMP_OVER, MOVE_BLOCK)  # what to keep when buying from a personal deck
 KNIGHT_CARDS = (JUMP_UP_TWO, DOOR_CLIMB, DIAGONAL_MOVE, RELOCATE_KNIGHT, JUMP_OVER)
 CENTRE = 27  # (3,3)
+MOVE, BLOCK, BLOCK_MOVE = range(3)  # kinds of change: my knight a → t; a block onto t; MOVE_BLOCK a → t
+NO_VALUE = float("-inf")  # a card source without targets
+
+Change = tuple[int, int, int]  # (kind, a, t)
 
 
-@dataclass
-class View:
-    """What the bot reads from one observation; seats are rows (0 = me)."""
+class Valuer:
+    """The bot's value of the observed position and of positions one change away from it.
 
-    board: Board
-    knights: list[list[int]]
-    king: int
-    decision: int
-    phase: int
-    ap: int
-    card: int
-    selected: int
-    hand: int
+    Differences are exact integers, ``D`` × value with D = 2(n − 1): castle points (P, mine; S, the
+    opponents' sum) give (D·P − S)·scorings, the bonus D·5·phase and a step up (n − 1)·scorings·area. The
+    ``*_delta`` methods change the view's lists in place to look at a candidate and restore them.
+    """
+
+    def __init__(self, view: View, phase: int, n: int):
+        self.view, self.phase, self.n = view, phase, n
+        h, cid = view.h, view.cid
+        mine = view.rows[0]
+        self.scorings = sc = 4 - max(phase, 1)
+        d = 2 * (n - 1)
+        self.w_points, self.w_others, self.w_bonus, self.w_climb = d * sc, sc, 5 * d * phase, (n - 1) * sc
+        self.floats_exact = (n - 1) & (n - 2) == 0  # dividing by n − 1 = 1 or 2 is exact in floats
+        self.best = best = [0] * MAX_CASTLES  # my highest knight per castle
+        for k in mine:
+            c = cid[k]
+            if c >= 0 and h[k] > best[c]:
+                best[c] = h[k]
+        self.up = {k: self._step_up(k) for k in mine}  # where each knight could step up (-1: nowhere)
+        self.terms = {k: self._term(x) for k, x in self.up.items()}
+        self.bonus = phase > 0 and view.king >= 0
+        self.home = cid[view.king] if self.bonus else NONE
+        self.lit = sum(cid[k] == self.home and h[k] == phase for k in mine) if self.bonus else 0  # T52 in reach
+        self._others_best: list[int] | None = None
+        self._blocks: dict[int, int] = {}
+        self._board = None
+
+    # ----------------------------------------------------------------- pieces of the value
+    def _step_up(self, k: int) -> int:
+        """The first empty square next to k one level above it, -1 if none."""
+        h, occ, up = self.view.h, self.view.occ, self.view.h[k] + 1
+        for x in NEIGH[k]:
+            if occ[x] == EMPTY and h[x] == up:
+                return x
+        return -1
+
+    def _term(self, x: int) -> int:
+        """The area a step up onto x is worth (0 for none)."""
+        return self.view.area[self.view.cid[x]] if x >= 0 else 0
+
+    def others_best(self) -> list[int]:
+        """Per castle, the sum of the opponents' highest levels on it: what one more square gives them."""
+        if self._others_best is None:
+            h, cid = self.view.h, self.view.cid
+            total = [0] * MAX_CASTLES
+            for row in self.view.rows[1:]:
+                best: dict[int, int] = {}
+                for s in row:
+                    c = cid[s]
+                    if c >= 0 and h[s] > best.get(c, 0):
+                        best[c] = h[s]
+                for c, level in best.items():
+                    total[c] += level
+            self._others_best = total
+        return self._others_best
+
+    def _climbers(self, c: int) -> int:
+        """How many of my knights step up onto castle c."""
+        cid = self.view.cid
+        return sum(x >= 0 and cid[x] == c for x in self.up.values())
+
+    def _bonus_change(self, lost: bool, gained: bool) -> int:
+        """-1, 0 or 1: the bonus once one knight stops (``lost``) or starts (``gained``) standing on it."""
+        return (self.lit - lost + gained > 0) - (self.lit > 0)
+
+    # ----------------------------------------------------------------- one change, exactly
+    def move_deltas(self, a: int, targets) -> list[int]:
+        """The value change of my knight moving from a to each of ``targets`` (empty squares)."""
+        v = self.view
+        h, cid, area, occ = v.h, v.cid, v.area, v.occ
+        best, up, phase, home = self.best, self.up, self.phase, self.home
+        ca, ha = cid[a], h[a]
+        rest = 0  # my best level on a's castle without a
+        points = 0
+        if ca >= 0:
+            rest = max((h[k] for k in v.rows[0] if k != a and cid[k] == ca), default=0)
+            points = area[ca] * (rest - best[ca])
+        lost = self.bonus and ca == home and ha == phase
+        occ[a] = EMPTY
+        climb = -self.terms[a]
+        after = dict(up)  # where my other knights step up once a is empty: a itself, for those next to it
+        for k in NEIGH[a]:
+            if occ[k] == 0:
+                x = after[k] = self._step_up(k)
+                climb += self._term(x) - self.terms[k]
+        out = []
+        for c in targets:
+            cc, hc = cid[c], h[c]
+            dp = points
+            if cc >= 0:
+                level = rest if cc == ca else best[cc]
+                if hc > level:
+                    dp += area[cc] * (hc - level)
+            db = self._bonus_change(lost, cc == home and hc == phase) if self.bonus else 0
+            occ[c] = 0
+            dc = climb + self._term(self._step_up(c))
+            for k in NEIGH[c]:
+                if occ[k] == 0 and after[k] == c:  # c was k's step up
+                    dc += self._term(self._step_up(k)) - area[cc]
+            occ[c] = EMPTY
+            out.append(self.w_points * dp + self.w_bonus * db + self.w_climb * dc)
+        occ[a] = 0
+        return out
+
+    def block_delta(self, t: int) -> int:
+        """The value change of a block onto the empty square t (T31: a raise or an extension)."""
+        gain = self._blocks.get(t)
+        if gain is None:
+            gain = self._blocks[t] = self._raise(t) if self.view.cid[t] >= 0 else self._extend(t)
+        return gain
+
+    def _raise(self, t: int) -> int:
+        """Nobody stands on t: no level or area changes, only the steps up of my knights next to t."""
+        h, occ, terms = self.view.h, self.view.occ, self.terms
+        h[t] += 1
+        dc = sum(self._term(self._step_up(k)) - terms[k] for k in NEIGH[t] if occ[k] == 0)
+        h[t] -= 1
+        return self.w_climb * dc
+
+    def _extend(self, t: int) -> int:
+        """Castle c grows by t: every seat's points on c by its best level there, every step up onto c by one."""
+        v = self.view
+        h, cid, area, occ = v.h, v.cid, v.area, v.occ
+        c = v.touch(t)
+        others = self.others_best()[c]
+        dc = self._climbers(c)
+        cid[t], h[t] = c, 1
+        area[c] += 1
+        for k in NEIGH[t]:
+            if occ[k] == 0:
+                x = self.up[k]
+                dc += self._term(self._step_up(k)) - self.terms[k] - (x >= 0 and cid[x] == c)
+        area[c] -= 1
+        cid[t], h[t] = NONE, 0
+        return self.w_points * self.best[c] - self.w_others * others + self.w_climb * dc
+
+    def add_delta(self, t: int) -> int:
+        """The value change of a new knight of mine on the empty square t."""
+        v = self.view
+        h, cid, area, occ = v.h, v.cid, v.area, v.occ
+        ct, ht = cid[t], h[t]
+        dp = area[ct] * (ht - self.best[ct]) if ct >= 0 and ht > self.best[ct] else 0
+        db = self._bonus_change(False, ct == self.home and ht == self.phase) if self.bonus else 0
+        occ[t] = 0
+        dc = self._term(self._step_up(t))
+        for k in NEIGH[t]:
+            if occ[k] == 0 and self.up[k] == t:
+                dc += self._term(self._step_up(k)) - self.terms[k]
+        occ[t] = EMPTY
+        return self.w_points * dp + self.w_bonus * db + self.w_climb * dc
+
+    def under_delta(self, a: int) -> int:
+        """The value change of a block under my knight on a (T41): a raise, an extension or a new castle."""
+        v = self.view
+        h, cid, area = v.h, v.cid, v.area
+        ca, ha, best = cid[a], h[a], self.best
+        lost = self.bonus and ca == self.home and ha == self.phase
+        dp = others = dc = 0
+        c = ca if ca >= 0 else v.touch(a)
+        if ca >= 0:  # a raise: my knight a level higher
+            dp = area[c] * (max(best[c], ha + 1) - best[c])
+        elif c >= 0:  # an extension of c, my knight on its level 1
+            dp = (area[c] + 1) * max(best[c], 1) - area[c] * best[c]
+            others = self.others_best()[c]
+            dc = self._climbers(c) - (self.up[a] >= 0 and cid[self.up[a]] == c)
+        else:  # a new castle of area 1
+            dp = 1
+        gained = self.bonus and c == self.home and c >= 0 and (ha + 1 if ca >= 0 else 1) == self.phase
+        h[a] += 1
+        if ca < 0 <= c:
+            cid[a] = c
+            area[c] += 1
+        dc += self._term(self._step_up(a)) - self.terms[a]
+        if ca < 0 <= c:
+            area[c] -= 1
+            cid[a] = NONE
+        h[a] -= 1
+        db = self._bonus_change(lost, gained) if self.bonus else 0
+        return self.w_points * dp - self.w_others * others + self.w_bonus * db + self.w_climb * dc
+
+    # ----------------------------------------------------------------- any change, from scratch
+    def after(self, change: Change) -> tuple[list[int], list[int], list[int], list[int], list[list[int]]]:
+        """Heights, castle ids, areas, occupants and knights once ``change`` is made (copies)."""
+        kind, a, t = change
+        v = self.view
+        h, cid, area, occ, rows = list(v.h), list(v.cid), list(v.area), list(v.occ), v.rows
+        if kind == MOVE:
+            occ[a], occ[t] = EMPTY, 0
+            mine = list(rows[0])
+            mine[mine.index(a)] = t  # in place: the float sums the steps up in this order
+            rows = [mine, *rows[1:]]
+        elif kind == BLOCK:
+            c = cid[t]
+            if c >= 0:
+                h[t] += 1
+            else:
+                c = v.touch(t)
+                if c == NONE:
+                    c = len(area)
+                    area.append(0)
+                cid[t], h[t] = c, 1
+                area[c] += 1
+        else:  # T46 on the engine's board: the source's castle may shrink or vanish
+            board = self.board().copy()
+            board.remove_block(a)
+            board.add_block(t)
+            h, cid = board.h, board.cid
+            area = [len(squares) if squares else 0 for squares in board.castles]
+        return h, cid, area, occ, rows
+
+    def board(self):
+        """The engine's board of the view, built once (MOVE_BLOCK only)."""
+        if self._board is None:
+            self._board = self.view.to_board()
+        return self._board
+
+    def components(self, h, cid, area, occ, rows) -> tuple[int, int, bool, list[int]]:
+        """(my castle points, the opponents' sum, my bonus, the areas of my steps up in knight order)."""
+        points = []
+        for squares in rows:
+            best: dict[int, int] = {}
+            for s in squares:
+                c = cid[s]
+                if c >= 0 and h[s] > best.get(c, 0):
+                    best[c] = h[s]
+            points.append(sum(area[c] * level for c, level in best.items()))
+        bonus = False
+        if self.bonus:
+            home = cid[self.view.king]
+            bonus = any(cid[s] == home and h[s] == self.phase for s in rows[0])
+        steps = []
+        for s in rows[0]:
+            up = h[s] + 1
+            for x in NEIGH[s]:
+                if occ[x] == EMPTY and h[x] == up:
+                    steps.append(area[cid[x]])
+                    break
+        return points[0], sum(points[1:]), bonus, steps
+
+    def exact(self, change: Change | None = None) -> int:
+        """D × the value after ``change`` (of the view itself for None), from scratch."""
+        v = self.view
+        p, s, bonus, steps = self.components(*(self.after(change) if change else (v.h, v.cid, v.area, v.occ,
+                                                                                    v.rows)))
+        d = 2 * (self.n - 1)
+        return (d * p - s) * self.scorings + 5 * d * self.phase * bonus + (self.n - 1) * self.scorings * sum(steps)
+
+    def float_value(self, change: Change) -> float:
+        """The value after ``change`` as the float the bot before this one computed, operation for operation."""
+        p, s, bonus, steps = self.components(*self.after(change))
+        scorings = self.scorings
+        value = (p - OPPONENT_WEIGHT * (s / (self.n - 1))) * scorings
+        if bonus:
+            value += 5 * self.phase
+        for area in steps:
+            value += CLIMB_WEIGHT * area * scorings
+        return value
 
 
 class HeuristicAgent:
-    """Greedy one-action planner over the decoded observation (see the module docstring)."""
+    """Greedy one-action planner over the observation (see the module docstring)."""
 
     def __init__(self, game: Game, seed: int | None = None):
         """``seed`` is accepted like every built-in agent's; this one is deterministic and ignores it."""
         self.game = game
         self.n = game.num_players
+        self.reader = Reader(game)
+        # action-phase gains in units of 1/(2D) point: a move's value change counts twice, a new knight's
+        # (2 AP) once; the constants are multiples of 1/2, so all are integers
+        unit = 4 * (self.n - 1)
+        self.acquire_gain = tuple(round(unit * g) for g in ACQUIRE_GAIN)
+        self.acquire_more = round(unit * ACQUIRE_MORE)
+        self.card_reserve = round(unit * CARD_RESERVE)
+        self.ap_card_gain = round(unit * AP_CARD_GAIN)
+        self.score_step_gain = round(unit * SCORE_STEP_GAIN)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask, "HeuristicAgent")
         if len(legal) == 1:
             return legal[0]
-        v = self._read(observation)
-        d = v.decision
-        if d == MOVE_TO:  # D4a: the best destination of the chosen knight
-            return max(legal, key=lambda a: (self._after_move(v, v.selected, a - SELECT), -a))
-        if d == CARD_SOURCE:
-            return max(legal, key=lambda a: (self._best_card_use(v, v.card, a - SELECT), -a))
-        if d == CARD_TARGET:
-            return max(legal, key=lambda a: (self._after_card(v, v.card, v.selected, a - SELECT), -a))
+        ctx = self.reader.read_context(observation)
+        d = ctx.decision
         if d == CARD_STACK:  # keep the turn's stack for PLACE_BLOCK
             return legal[0] if legal[0] != STACK_CURRENT else STACK_CURRENT
         if d == KEEP_CARD:
             return min(legal, key=lambda a: CARD_PREFERENCE.index(a - KEEP))
         if d == RETURN_CARD:  # the best card back on top, to find it again
             return min(legal, key=lambda a: (a >= RETURN_TOP + 10, CARD_PREFERENCE.index((a - RETURN_TOP) % 10)))
-        if d == KING_MOVE:
-            return max(legal, key=lambda a: (self._king_value(v, v.king if a == PASS else a - SELECT), a == PASS))
         if d == SETUP_BLOCK:  # T60: start castles near the middle
             return min(legal, key=lambda a: (DIST[a - SELECT][CENTRE], a))
+        if d not in (ACTION, MOVE_TO, CARD_SOURCE, CARD_TARGET, KING_MOVE, SETUP_KNIGHT, SETUP_KING):
+            return legal[0]  # D3a: the largest stack; D11: the largest stack with room
+        view = self.reader.read_board(observation)
         if d == SETUP_KNIGHT:
-            return max(legal, key=lambda a: (self._room(v.board, a - SELECT), -DIST[a - SELECT][CENTRE], -a))
+            return max(legal, key=lambda a: (self._room(view, a - SELECT), -DIST[a - SELECT][CENTRE], -a))
         if d == SETUP_KING:  # next to my own knight, where I can reach its levels
-            mine = v.knights[0]
+            mine = view.rows[0]
             return min(legal, key=lambda a: (min(DIST[a - SELECT][k] for k in mine), a))
-        if d == ACTION:
-            return self._main_action(v, legal)
-        return legal[0]  # D3a: the largest stack; D11: the largest stack with room
+        if d == KING_MOVE:
+            return self._king_move(view, ctx.phase, legal)
+        val = Valuer(view, ctx.phase, self.n)
+        if d == MOVE_TO:  # D4a: the best destination of the chosen knight
+            a = ctx.selected
+            return self._pick(val, legal, val.move_deltas(a, [x - SELECT for x in legal]),
+                              lambda x: [(MOVE, a, x - SELECT)])
+        if d == CARD_SOURCE:
+            return self._card_source(val, ctx.card, legal)
+        if d == CARD_TARGET:
+            a, card = ctx.selected, ctx.card
+            kind = BLOCK if card == EXTRA_BLOCK else BLOCK_MOVE if card == MOVE_BLOCK else MOVE
+            return self._pick(val, legal, self._card_deltas(val, card, a, [x - SELECT for x in legal]),
+                              lambda x: [(kind, a, x - SELECT)])
+        return self._main_action(val, ctx, legal)
 
-    # ----------------------------------------------------------------- reading the observation
-    def _read(self, observation: np.ndarray) -> View:
-        f = self.game.layout.unpack(observation)
-        h = np.rint(f["height"].ravel() * 8).astype(int).tolist()
-        ids = f["castle_id"].reshape(SQUARES, -1)
-        cid = np.where(ids.any(axis=1), ids.argmax(axis=1), -1).tolist()
-        occ = [EMPTY] * SQUARES
-        knights = []
-        for row in range(self.n):
-            squares = np.flatnonzero(f["knights"][row].ravel()).tolist()
-            knights.append(squares)
-            for s in squares:
-                occ[s] = row
-        king = int(f["king"].argmax()) if f["king"].any() else -1
-        if king >= 0:
-            occ[king] = KING
-        return View(Board.from_arrays(h, cid, occ), knights, king, int(f["decision"].argmax()),
-                    int(f["phase"].argmax()) + 1 if f["phase"].any() else 0, round(float(f["ap"][0]) * 7),
-                    int(f["card"].argmax()) if f["card"].any() else -1,
-                    int(f["selected"].argmax()) if f["selected"].any() else -1, int(f["hand"].sum()))
+    # ----------------------------------------------------------------- choosing among valued candidates
+    @staticmethod
+    def _pick(val: Valuer, legal: list[int], exact: list, changes: Callable[[int], list[Change]]) -> int:
+        """The legal action of largest value, ties to the smallest action (the old float key (value, -a)).
+        Exactly tied values can differ in their floats' last bit when n = 4, so then the floats decide, as
+        they did: ``changes(a)`` gives the changes reaching action a's value."""
+        top = max(exact)
+        tied = [a for a, e in zip(legal, exact, strict=True) if e == top]
+        if len(tied) == 1 or val.floats_exact:
+            return tied[0]
+        return max(tied, key=lambda a: (max(map(val.float_value, changes(a)), default=NO_VALUE), -a))
 
-    # ----------------------------------------------------------------- valuing positions
-    def _value(self, v: View, board: Board, knights: list[list[int]]) -> float:
-        h, cid, castles, occ = board.h, board.cid, board.castles, board.occ
-        points = []
-        for squares in knights:
-            best: dict[int, int] = {}
-            for s in squares:
-                c = cid[s]
-                if c >= 0 and h[s] > best.get(c, 0):
-                    best[c] = h[s]
-            points.append(sum(len(castles[c]) * level for c, level in best.items()))
-        others = sum(points[1:]) / (self.n - 1)
-        scorings = 4 - max(v.phase, 1)
-        value = (points[0] - OPPONENT_WEIGHT * others) * scorings
-        if v.phase and v.king >= 0:  # T52: the bonus of this phase's scoring
-            home = cid[v.king]
-            if any(cid[s] == home and h[s] == v.phase for s in knights[0]):
-                value += 5 * v.phase
-        for s in knights[0]:
-            up = h[s] + 1
-            for x in NEIGH[s]:
-                if occ[x] == EMPTY and h[x] == up:
-                    value += CLIMB_WEIGHT * len(castles[cid[x]]) * scorings
-                    break
-        return value
-
-    def _after_move(self, v: View, a: int, c: int) -> float:
-        """Value with my knight moved from a to c (done and undone in place)."""
-        board, mine = v.board, v.knights[0]
-        board.set_occupant(a, EMPTY)
-        board.set_occupant(c, 0)
-        mine[mine.index(a)] = c
-        value = self._value(v, board, v.knights)
-        mine[mine.index(c)] = a
-        board.set_occupant(c, EMPTY)
-        board.set_occupant(a, 0)
-        return value
-
-    def _after_block(self, v: View, t: int) -> float:
-        board = v.board.copy()
-        board.add_block(t)
-        return self._value(v, board, v.knights)
-
-    def _after_card(self, v: View, card: int, a: int, t: int) -> float:
-        if card == EXTRA_BLOCK:
-            return self._after_block(v, t)
+    def _card_targets(self, val: Valuer, card: int, a: int):
         if card == MOVE_BLOCK:
-            board = v.board.copy()
-            board.remove_block(a)
-            board.add_block(t)
-            return self._value(v, board, v.knights)
-        return self._after_move(v, a, t)
+            return card_targets(val.board(), card, a, val.view.rows[0], self.game.exact_jump)
+        return val.view.card_targets(card, a, self.game.exact_jump)
 
-    def _best_card_use(self, v: View, card: int, a: int) -> float:
-        """The best value reachable by the card from knight (or source) a."""
-        if card == BLOCK_UNDER_KNIGHT:
-            return self._after_block(v, a)
-        targets = card_targets(v.board, card, a, v.knights[0], self.game.exact_jump)
-        return max((self._after_card(v, card, a, t) for t in targets), default=-np.inf)
-
-    def _card_gain(self, v: View, card: int, base: float) -> float:
-        if card in (AP_6, AP_7):
-            return 10.0
+    @staticmethod
+    def _card_deltas(val: Valuer, card: int, a: int, targets) -> list[int]:
+        """The value change of ``card`` played from a (my knight or the MOVE_BLOCK source) onto each target."""
         if card == EXTRA_BLOCK:
-            best = max((self._after_block(v, t) for t in card_targets(v.board, card, -1, v.knights[0])),
-                       default=base)
-        elif card == BLOCK_UNDER_KNIGHT:
-            best = max((self._after_block(v, a) for a in v.knights[0] if v.board.under_knight_ok(a)), default=base)
-        elif card in KNIGHT_CARDS:
-            best = max((self._best_card_use(v, card, a) for a in v.knights[0]), default=base)
-        else:
-            return -1.0  # MOVE_BLOCK: too many ways to weigh; kept
-        return best - base - CARD_RESERVE
+            return [val.block_delta(t) for t in targets]
+        if card == MOVE_BLOCK:
+            base = val.exact()
+            return [val.exact((BLOCK_MOVE, a, t)) - base for t in targets]
+        return val.move_deltas(a, targets)
 
-    # ----------------------------------------------------------------- decisions
-    def _main_action(self, v: View, legal: list[int]) -> int:
+    def _card_source(self, val: Valuer, card: int, legal: list[int]) -> int:
+        """D7: the source whose best target gains most."""
+        if card == BLOCK_UNDER_KNIGHT:
+            return self._pick(val, legal, [val.under_delta(x - SELECT) for x in legal],
+                              lambda x: [(BLOCK, x - SELECT, x - SELECT)])
+        kind = BLOCK_MOVE if card == MOVE_BLOCK else MOVE
+        options = {}
+        for x in legal:
+            targets = list(self._card_targets(val, card, x - SELECT))
+            options[x] = targets, self._card_deltas(val, card, x - SELECT, targets)
+        exact = [max(deltas, default=NO_VALUE) for _, deltas in options.values()]
+
+        def changes(x: int) -> list[Change]:
+            targets, deltas = options[x]
+            top = max(deltas)
+            return [(kind, x - SELECT, t) for t, e in zip(targets, deltas, strict=True) if e == top]
+        return self._pick(val, legal, exact, changes)
+
+    def _main_action(self, val: Valuer, ctx, legal: list[int]) -> int:
         """D4: the action with the largest gain per AP; SCORE_STEP is worth 1, END_TURN 0."""
-        base = self._value(v, v.board, v.knights)
-        tunnel = self.game.tunnel
-        best_action, best_gain = END_TURN, 0.0
+        view, tunnel = val.view, self.game.tunnel
+        best_action, best_gain = END_TURN, 0
         for a in legal:
             if a < ADD_KNIGHT:
-                gain = max(self._after_move(v, a, c) for c in v.board.move_targets(a, tunnel)) - base
+                gain = 2 * max(val.move_deltas(a, view.move_targets(a, tunnel)))
             elif a < PLACE_BLOCK:
-                v.knights[0].append(a - ADD_KNIGHT)
-                v.board.set_occupant(a - ADD_KNIGHT, 0)
-                gain = (self._value(v, v.board, v.knights) - base) / 2
-                v.board.set_occupant(a - ADD_KNIGHT, EMPTY)
-                v.knights[0].pop()
+                gain = val.add_delta(a - ADD_KNIGHT)  # 2 AP: half the value change
             elif a < SELECT:
-                gain = self._after_block(v, a - PLACE_BLOCK) - base
+                gain = 2 * val.block_delta(a - PLACE_BLOCK)
             elif a == ACQUIRE:
-                gain = ACQUIRE_GAIN[v.phase] if v.hand < HAND_WANTED else 0.5
+                gain = self.acquire_gain[ctx.phase] if ctx.hand < HAND_WANTED else self.acquire_more
             elif PLAY_CARD <= a < KEEP:
-                gain = self._card_gain(v, a - PLAY_CARD, base)
+                gain = self._card_gain(val, a - PLAY_CARD, legal)
             elif a == SCORE_STEP:
-                gain = 1.0
+                gain = self.score_step_gain
             else:
                 continue
-            if gain > best_gain + 1e-9:
+            if gain > best_gain:
                 best_action, best_gain = a, gain
         return best_action
 
-    def _king_value(self, v: View, square: int) -> float:
-        """T52 for the next phase with the king on ``square``: my bonus minus the opponents' average."""
-        board, nxt = v.board, v.phase + 1
-        home = board.cid[square]
-        bonus = [5 * nxt if any(board.cid[s] == home and board.h[s] == nxt for s in squares) else 0
-                 for squares in v.knights]
-        return bonus[0] - sum(bonus[1:]) / (self.n - 1)
+    def _card_gain(self, val: Valuer, card: int, legal: list[int]) -> int:
+        """A card's best use minus keeping it (-1: not worth playing)."""
+        if card in (AP_6, AP_7):
+            return self.ap_card_gain
+        view, mine = val.view, val.view.rows[0]
+        if card == EXTRA_BLOCK:  # T42: the block targets are the legal PLACE_BLOCK squares when I have blocks
+            places = [a - PLACE_BLOCK for a in legal if PLACE_BLOCK <= a < SELECT]
+            deltas = [val.block_delta(t) for t in places or view.block_targets()]
+        elif card == BLOCK_UNDER_KNIGHT:
+            deltas = [val.under_delta(a) for a in mine if view.under_knight_ok(a)]
+        elif card in KNIGHT_CARDS:
+            deltas = [d for a in mine for d in val.move_deltas(a, view.card_targets(card, a, self.game.exact_jump))]
+        else:
+            return -1  # MOVE_BLOCK: too many ways to weigh; kept
+        return 2 * max(deltas) - self.card_reserve if deltas else -1
+
+    def _king_move(self, view: View, phase: int, legal: list[int]) -> int:
+        """T52 for the next phase with the king moved: my bonus minus the opponents' average (PASS on ties)."""
+        h, cid, nxt = view.h, view.cid, phase + 1
+        lit = [{cid[s] for s in row if h[s] == nxt} for row in view.rows]  # castles where each seat is on nxt
+
+        def value(a: int) -> float:
+            home = cid[view.king if a == PASS else a - SELECT]
+            bonus = [5 * nxt if home in seat else 0 for seat in lit]
+            return bonus[0] - sum(bonus[1:]) / (self.n - 1)
+        return max(legal, key=lambda a: (value(a), a == PASS))
 
     @staticmethod
-    def _room(board: Board, s: int) -> int:
+    def _room(view: View, s: int) -> int:
         """Empty ground squares next to s: room to extend a castle there."""
-        return sum(board.h[x] == 0 and board.occ[x] == EMPTY for x in NEIGH[s])
-
+        return sum(view.h[x] == 0 and view.occ[x] == EMPTY for x in NEIGH[s])
