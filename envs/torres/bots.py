@@ -19,6 +19,7 @@ float value is computed as that bot did (:meth:`Valuer.float_value`), so that th
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 
 import numpy as np
@@ -26,7 +27,7 @@ import numpy as np
 from ..core.agents import legal_actions
 from ..core.game import Game
 from .board import DIST, EMPTY, MAX_CASTLES, NEIGH, NONE
-from .botview import Reader, View
+from .botview import Context, Reader, View
 from .cards import (
     AP_6,
     AP_7,
@@ -77,6 +78,7 @@ CARD_PREFERENCE = (AP_7, AP_6, JUMP_UP_TWO, EXTRA_BLOCK, BLOCK_UNDER_KNIGHT, DOO
                    DIAGONAL_MOVE, JUMP_OVER, MOVE_BLOCK)  # what to keep when buying from a personal deck
 KNIGHT_CARDS = (JUMP_UP_TWO, DOOR_CLIMB, DIAGONAL_MOVE, RELOCATE_KNIGHT, JUMP_OVER)
 CENTRE = 27  # (3,3)
+MEMO_SIZE = 16  # action-phase choices remembered (a few per seat, for an agent that plays several seats)
 MOVE, BLOCK, BLOCK_MOVE = range(3)  # kinds of change: my knight a → t; a block onto t; MOVE_BLOCK a → t
 NO_VALUE = float("-inf")  # a card source without targets
 
@@ -93,25 +95,46 @@ class Valuer:
 
     def __init__(self, view: View, phase: int, n: int):
         self.view, self.phase, self.n = view, phase, n
-        h, cid = view.h, view.cid
-        mine = view.rows[0]
+        h, cid, area, occ = view.h, view.cid, view.area, view.occ
         self.scorings = sc = 4 - max(phase, 1)
         d = 2 * (n - 1)
         self.w_points, self.w_others, self.w_bonus, self.w_climb = d * sc, sc, 5 * d * phase, (n - 1) * sc
         self.floats_exact = (n - 1) & (n - 2) == 0  # dividing by n − 1 = 1 or 2 is exact in floats
-        self.best = best = [0] * MAX_CASTLES  # my highest knight per castle
-        for k in mine:
-            c = cid[k]
-            if c >= 0 and h[k] > best[c]:
-                best[c] = h[k]
-        self.up = {k: self._step_up(k) for k in mine}  # where each knight could step up (-1: nowhere)
-        self.terms = {k: self._term(x) for k, x in self.up.items()}
         self.bonus = phase > 0 and view.king >= 0
-        self.home = cid[view.king] if self.bonus else NONE
-        self.lit = sum(cid[k] == self.home and h[k] == phase for k in mine) if self.bonus else 0  # T52 in reach
-        self._others_best: list[int] | None = None
-        self._blocks: dict[int, int] = {}
+        self.home = home = cid[view.king] if self.bonus else NONE
+        self.best = best = [0] * MAX_CASTLES  # my highest knight per castle
+        self.second = second = [0] * MAX_CASTLES  # and the highest once that one leaves
+        self.up = up = {}  # where each of my knights could step up: the first empty square one level up, or -1
+        self.terms = terms = {}  # the area of that square's castle (0 for none)
+        self.lit = 0  # my knights on the level of the bonus (T52) on the king's castle
+        for k in view.mine:
+            c, level = cid[k], h[k]
+            if c >= 0:
+                if level > best[c]:
+                    second[c], best[c] = best[c], level
+                elif level > second[c]:
+                    second[c] = level
+                if c == home and level == phase:
+                    self.lit += 1
+            up[k], terms[k] = -1, 0
+            level += 1
+            for x in NEIGH[k]:
+                if occ[x] == EMPTY and h[x] == level:
+                    up[k], terms[k] = x, area[cid[x]]
+                    break
+        self.stepped = set(up.values())
+        self._near: set[int] | None = None
+        self._leaves: dict[int, tuple] = {}
+        self._grown: dict[int, int] = {}
+        self._ground: dict[int, int] = {}
         self._board = None
+
+    @property
+    def near(self) -> set[int]:
+        """The squares next to my knights."""
+        if self._near is None:
+            self._near = {x for k in self.view.mine for x in NEIGH[k]}
+        return self._near
 
     # ----------------------------------------------------------------- pieces of the value
     def _step_up(self, k: int) -> int:
@@ -126,22 +149,6 @@ class Valuer:
         """The area a step up onto x is worth (0 for none)."""
         return self.view.area[self.view.cid[x]] if x >= 0 else 0
 
-    def others_best(self) -> list[int]:
-        """Per castle, the sum of the opponents' highest levels on it: what one more square gives them."""
-        if self._others_best is None:
-            h, cid = self.view.h, self.view.cid
-            total = [0] * MAX_CASTLES
-            for row in self.view.rows[1:]:
-                best: dict[int, int] = {}
-                for s in row:
-                    c = cid[s]
-                    if c >= 0 and h[s] > best.get(c, 0):
-                        best[c] = h[s]
-                for c, level in best.items():
-                    total[c] += level
-            self._others_best = total
-        return self._others_best
-
     def _climbers(self, c: int) -> int:
         """How many of my knights step up onto castle c."""
         cid = self.view.cid
@@ -152,75 +159,175 @@ class Valuer:
         return (self.lit - lost + gained > 0) - (self.lit > 0)
 
     # ----------------------------------------------------------------- one change, exactly
+    def _leave(self, a: int) -> tuple[int, int, dict[int, int], set[int], int, int]:
+        """What my knight leaving a changes, whatever its destination: my best level left on a's castle, the
+        value change so far, where my knights step up then (maybe onto a) and those squares, and the bonus
+        change if the destination stands on the bonus level of the king's castle or not. Kept per knight."""
+        leave = self._leaves.get(a)
+        if leave is None:
+            v = self.view
+            h, cid, occ, up = v.h, v.cid, v.occ, self.up
+            ca, ha = cid[a], h[a]
+            rest = gain = 0
+            if ca >= 0:
+                top = self.best[ca]
+                rest = top if ha < top else self.second[ca]
+                gain = self.w_points * v.area[ca] * (rest - top)
+            gain -= self.w_climb * self.terms[a]
+            after, stepped = up, self.stepped
+            occ[a] = EMPTY
+            for k in NEIGH[a]:
+                if occ[k] == 0:
+                    x = self._step_up(k)
+                    if x != up[k]:
+                        if after is up:
+                            after = dict(up)
+                        after[k] = x
+                        gain += self.w_climb * (self._term(x) - self.terms[k])
+            occ[a] = 0
+            if after is not up:
+                stepped = set(after.values())
+            yes = no = 0
+            if self.bonus:
+                lost = ca == self.home and ha == self.phase
+                yes, no = self.w_bonus * self._bonus_change(lost, True), self.w_bonus * self._bonus_change(lost, False)
+            leave = self._leaves[a] = (rest, gain, after, stepped, yes, no)
+        return leave
+
     def move_deltas(self, a: int, targets) -> list[int]:
         """The value change of my knight moving from a to each of ``targets`` (empty squares)."""
         v = self.view
         h, cid, area, occ = v.h, v.cid, v.area, v.occ
-        best, up, phase, home = self.best, self.up, self.phase, self.home
-        ca, ha = cid[a], h[a]
-        rest = 0  # my best level on a's castle without a
-        points = 0
-        if ca >= 0:
-            rest = max((h[k] for k in v.rows[0] if k != a and cid[k] == ca), default=0)
-            points = area[ca] * (rest - best[ca])
-        lost = self.bonus and ca == home and ha == phase
+        best, phase, home, w_points, w_climb = self.best, self.phase, self.home, self.w_points, self.w_climb
+        rest, leave, after, stepped, lit, unlit = self._leave(a)
+        ca = cid[a]
         occ[a] = EMPTY
-        climb = -self.terms[a]
-        after = dict(up)  # where my other knights step up once a is empty: a itself, for those next to it
-        for k in NEIGH[a]:
-            if occ[k] == 0:
-                x = after[k] = self._step_up(k)
-                climb += self._term(x) - self.terms[k]
         out = []
         for c in targets:
             cc, hc = cid[c], h[c]
-            dp = points
+            gain = leave + (lit if cc == home and hc == phase else unlit)
             if cc >= 0:
                 level = rest if cc == ca else best[cc]
                 if hc > level:
-                    dp += area[cc] * (hc - level)
-            db = self._bonus_change(lost, cc == home and hc == phase) if self.bonus else 0
-            occ[c] = 0
-            dc = climb + self._term(self._step_up(c))
-            for k in NEIGH[c]:
-                if occ[k] == 0 and after[k] == c:  # c was k's step up
-                    dc += self._term(self._step_up(k)) - area[cc]
-            occ[c] = EMPTY
-            out.append(self.w_points * dp + self.w_bonus * db + self.w_climb * dc)
+                    gain += w_points * area[cc] * (hc - level)
+            hc += 1
+            for x in NEIGH[c]:  # the moved knight's step up
+                if occ[x] == EMPTY and h[x] == hc:
+                    gain += w_climb * area[cid[x]]
+                    break
+            if c in stepped:  # c was the step up of a knight next to it: find that knight another
+                occ[c] = 0
+                for k in NEIGH[c]:
+                    if occ[k] == 0 and after[k] == c:
+                        gain += w_climb * (self._term(self._step_up(k)) - area[cc])
+                occ[c] = EMPTY
+            out.append(gain)
         occ[a] = 0
         return out
 
-    def block_delta(self, t: int) -> int:
-        """The value change of a block onto the empty square t (T31: a raise or an extension)."""
-        gain = self._blocks.get(t)
-        if gain is None:
-            gain = self._blocks[t] = self._raise(t) if self.view.cid[t] >= 0 else self._extend(t)
-        return gain
+    def best_move(self, a: int, tunnel: bool) -> int:
+        """The largest value change of a move of my knight on a (T26)."""
+        view = self.view
+        if tunnel:
+            return max(self.move_deltas(a, view.move_targets(a, tunnel)))
+        castles, raised = view.door_parts(a)
+        return max(max(self.move_deltas(a, view.steps(a) + raised), default=NO_VALUE),
+                   self._ground_doors(a, castles))
+
+    def best_card_move(self, card: int, a: int, exact_jump: bool) -> int:
+        """The largest value change of a knight card played on my knight a (-inf without targets)."""
+        if card == DOOR_CLIMB:
+            castles, raised = self.view.door_parts(a, climb=True)
+            return max(max(self.move_deltas(a, raised), default=NO_VALUE), self._ground_doors(a, castles))
+        return max(self.move_deltas(a, self.view.card_targets(card, a, exact_jump)), default=NO_VALUE)
+
+    def _ground_doors(self, a: int, castles: list[int]) -> int:
+        """The largest value change of my knight on a going out of a door of ``castles`` onto the ground.
+        Every empty ground square next to those castles is a target, and they differ only in the step up
+        beside them: unless a itself is on level 1 and, emptied, may be that step up, the largest step up
+        is found once per castle for the call."""
+        if not castles:
+            return NO_VALUE
+        v = self.view
+        if v.h[a] == 1:
+            occ = v.occ
+            return max(self.move_deltas(a, [x for c in castles for x in v.exits(c)[0] if occ[x] == EMPTY]),
+                       default=NO_VALUE)
+        step = max(map(self._ground_step, castles))
+        if step < 0:
+            return NO_VALUE
+        _, leave, _, _, _, unlit = self._leave(a)
+        return leave + unlit + self.w_climb * step
+
+    def _ground_step(self, c: int) -> int:
+        """The largest area of a step up from an empty ground square next to castle c, -1 if none is empty."""
+        step = self._ground.get(c)
+        if step is None:
+            v = self.view
+            h, cid, area, occ = v.h, v.cid, v.area, v.occ
+            step = -1
+            for x in v.exits(c)[0]:
+                if occ[x] == EMPTY:
+                    found = 0
+                    for y in NEIGH[x]:
+                        if occ[y] == EMPTY and h[y] == 1:
+                            found = area[cid[y]]
+                            break
+                    step = max(step, found)
+            self._ground[c] = step
+        return step
+
+    def block_deltas(self, targets) -> list[int]:
+        """The value change of a block onto each of ``targets``, empty squares where T31 allows one: a raise,
+        or an extension of the one castle next to it."""
+        cid, near, out = self.view.cid, self.near, []
+        for t in targets:
+            if cid[t] >= 0:
+                out.append(self._raise(t) if t in near else 0)
+                continue
+            for x in NEIGH[t]:
+                c = cid[x]
+                if c >= 0:
+                    break
+            out.append(self._extend(t, c) if t in near else self._grow(c))
+        return out
 
     def _raise(self, t: int) -> int:
-        """Nobody stands on t: no level or area changes, only the steps up of my knights next to t."""
-        h, occ, terms = self.view.h, self.view.occ, self.terms
-        h[t] += 1
-        dc = sum(self._term(self._step_up(k)) - terms[k] for k in NEIGH[t] if occ[k] == 0)
-        h[t] -= 1
-        return self.w_climb * dc
-
-    def _extend(self, t: int) -> int:
-        """Castle c grows by t: every seat's points on c by its best level there, every step up onto c by one."""
-        v = self.view
-        h, cid, area, occ = v.h, v.cid, v.area, v.occ
-        c = v.touch(t)
-        others = self.others_best()[c]
-        dc = self._climbers(c)
-        cid[t], h[t] = c, 1
-        area[c] += 1
+        """Nobody stands on t: no level or area changes, only the steps up of my knights next to t (t one
+        level higher is a step up for a knight on its old level, and no longer for one a level below)."""
+        h, cid, area, occ, up = self.view.h, self.view.cid, self.view.area, self.view.occ, self.up
+        ht, dc = h[t], 0
         for k in NEIGH[t]:
             if occ[k] == 0:
-                x = self.up[k]
-                dc += self._term(self._step_up(k)) - self.terms[k] - (x >= 0 and cid[x] == c)
-        area[c] -= 1
-        cid[t], h[t] = NONE, 0
-        return self.w_points * self.best[c] - self.w_others * others + self.w_climb * dc
+                if up[k] == t:
+                    h[t] += 1
+                    dc += self._term(self._step_up(k)) - self.terms[k]
+                    h[t] -= 1
+                elif ht == h[k] and (up[k] < 0 or t < up[k]):  # the first square one level up
+                    dc += area[cid[t]] - self.terms[k]
+        return self.w_climb * dc
+
+    def _grow(self, c: int) -> int:
+        """Castle c one square larger, away from my knights: every seat's points on c grow by its best level
+        there, and every step up onto c by one."""
+        gain = self._grown.get(c)
+        if gain is None:
+            gain = self._grown[c] = (self.w_points * self.best[c] - self.w_others * self.view.others_best()[c]
+                                     + self.w_climb * self._climbers(c))
+        return gain
+
+    def _extend(self, t: int, c: int) -> int:
+        """Castle c grows by t, next to my knights: as :meth:`_grow`, and t, on level 1, becomes the first
+        step up of the ground knights next to it that had none before t."""
+        v = self.view
+        h, cid, area, occ, up = v.h, v.cid, v.area, v.occ, self.up
+        dc = 0
+        for k in NEIGH[t]:
+            if occ[k] == 0 and h[k] == 0:
+                x = up[k]
+                if x < 0 or t < x:
+                    dc += area[c] + 1 - self.terms[k] - (x >= 0 and cid[x] == c)
+        return self._grow(c) + self.w_climb * dc
 
     def add_delta(self, t: int) -> int:
         """The value change of a new knight of mine on the empty square t."""
@@ -249,7 +356,7 @@ class Valuer:
             dp = area[c] * (max(best[c], ha + 1) - best[c])
         elif c >= 0:  # an extension of c, my knight on its level 1
             dp = (area[c] + 1) * max(best[c], 1) - area[c] * best[c]
-            others = self.others_best()[c]
+            others = self.view.others_best()[c]
             dc = self._climbers(c) - (self.up[a] >= 0 and cid[self.up[a]] == c)
         else:  # a new castle of area 1
             dp = 1
@@ -271,7 +378,7 @@ class Valuer:
         """Heights, castle ids, areas, occupants and knights once ``change`` is made (copies)."""
         kind, a, t = change
         v = self.view
-        h, cid, area, occ, rows = list(v.h), list(v.cid), list(v.area), list(v.occ), v.rows
+        h, cid, area, occ, rows = list(v.h), list(v.cid), list(v.area), list(v.occ), v.rows(self.n)
         if kind == MOVE:
             occ[a], occ[t] = EMPTY, 0
             mine = list(rows[0])
@@ -329,7 +436,7 @@ class Valuer:
         """D × the value after ``change`` (of the view itself for None), from scratch."""
         v = self.view
         p, s, bonus, steps = self.components(*(self.after(change) if change else (v.h, v.cid, v.area, v.occ,
-                                                                                    v.rows)))
+                                                                                    v.rows(self.n))))
         d = 2 * (self.n - 1)
         return (d * p - s) * self.scorings + 5 * d * self.phase * bonus + (self.n - 1) * self.scorings * sum(steps)
 
@@ -361,6 +468,7 @@ class HeuristicAgent:
         self.card_reserve = round(unit * CARD_RESERVE)
         self.ap_card_gain = round(unit * AP_CARD_GAIN)
         self.score_step_gain = round(unit * SCORE_STEP_GAIN)
+        self._memo: dict[tuple, int] = {}  # a pure cache: action-phase choices by everything they depend on
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask, "HeuristicAgent")
@@ -376,29 +484,41 @@ class HeuristicAgent:
             return min(legal, key=lambda a: (a >= RETURN_TOP + 10, CARD_PREFERENCE.index((a - RETURN_TOP) % 10)))
         if d == SETUP_BLOCK:  # T60: start castles near the middle
             return min(legal, key=lambda a: (DIST[a - SELECT][CENTRE], a))
-        if d not in (ACTION, MOVE_TO, CARD_SOURCE, CARD_TARGET, KING_MOVE, SETUP_KNIGHT, SETUP_KING):
+        if d == ACTION:
+            return self._action(observation, ctx, legal)
+        if d not in (MOVE_TO, CARD_SOURCE, CARD_TARGET, KING_MOVE, SETUP_KNIGHT, SETUP_KING):
             return legal[0]  # D3a: the largest stack; D11: the largest stack with room
         view = self.reader.read_board(observation)
         if d == SETUP_KNIGHT:
             return max(legal, key=lambda a: (self._room(view, a - SELECT), -DIST[a - SELECT][CENTRE], -a))
         if d == SETUP_KING:  # next to my own knight, where I can reach its levels
-            mine = view.rows[0]
+            mine = view.mine
             return min(legal, key=lambda a: (min(DIST[a - SELECT][k] for k in mine), a))
         if d == KING_MOVE:
             return self._king_move(view, ctx.phase, legal)
         val = Valuer(view, ctx.phase, self.n)
         if d == MOVE_TO:  # D4a: the best destination of the chosen knight
-            a = ctx.selected
+            a = ctx.selected()
             return self._pick(val, legal, val.move_deltas(a, [x - SELECT for x in legal]),
                               lambda x: [(MOVE, a, x - SELECT)])
         if d == CARD_SOURCE:
-            return self._card_source(val, ctx.card, legal)
-        if d == CARD_TARGET:
-            a, card = ctx.selected, ctx.card
-            kind = BLOCK if card == EXTRA_BLOCK else BLOCK_MOVE if card == MOVE_BLOCK else MOVE
-            return self._pick(val, legal, self._card_deltas(val, card, a, [x - SELECT for x in legal]),
-                              lambda x: [(kind, a, x - SELECT)])
-        return self._main_action(val, ctx, legal)
+            return self._card_source(val, ctx.card(), legal)
+        a, card = ctx.selected(), ctx.card()  # CARD_TARGET
+        kind = BLOCK if card == EXTRA_BLOCK else BLOCK_MOVE if card == MOVE_BLOCK else MOVE
+        return self._pick(val, legal, self._card_deltas(val, card, a, [x - SELECT for x in legal]),
+                          lambda x: [(kind, a, x - SELECT)])
+
+    def _action(self, observation: np.ndarray, ctx: Context, legal: list[int]) -> int:
+        """D4, remembered: the choice depends only on the board, the phase, the hand's size and the menu,
+        which stay the same over consecutive decisions of a turn that only move the score (SCORE_STEP)."""
+        key = (self.reader.board_bytes(observation), ctx.phase, ctx.hand(), tuple(legal))
+        choice = self._memo.get(key)
+        if choice is None:
+            view = self.reader.read_board(observation)
+            choice = self._memo[key] = self._main_action(Valuer(view, ctx.phase, self.n), ctx, legal)
+            if len(self._memo) > MEMO_SIZE:
+                del self._memo[next(iter(self._memo))]  # the oldest
+        return choice
 
     # ----------------------------------------------------------------- choosing among valued candidates
     @staticmethod
@@ -414,14 +534,14 @@ class HeuristicAgent:
 
     def _card_targets(self, val: Valuer, card: int, a: int):
         if card == MOVE_BLOCK:
-            return card_targets(val.board(), card, a, val.view.rows[0], self.game.exact_jump)
+            return card_targets(val.board(), card, a, val.view.mine, self.game.exact_jump)
         return val.view.card_targets(card, a, self.game.exact_jump)
 
     @staticmethod
     def _card_deltas(val: Valuer, card: int, a: int, targets) -> list[int]:
         """The value change of ``card`` played from a (my knight or the MOVE_BLOCK source) onto each target."""
         if card == EXTRA_BLOCK:
-            return [val.block_delta(t) for t in targets]
+            return val.block_deltas(targets)
         if card == MOVE_BLOCK:
             base = val.exact()
             return [val.exact((BLOCK_MOVE, a, t)) - base for t in targets]
@@ -445,21 +565,29 @@ class HeuristicAgent:
             return [(kind, x - SELECT, t) for t, e in zip(targets, deltas, strict=True) if e == top]
         return self._pick(val, legal, exact, changes)
 
-    def _main_action(self, val: Valuer, ctx, legal: list[int]) -> int:
-        """D4: the action with the largest gain per AP; SCORE_STEP is worth 1, END_TURN 0."""
+    def _main_action(self, val: Valuer, ctx: Context, legal: list[int]) -> int:
+        """D4: the action with the largest gain per AP, the first of them in action order; SCORE_STEP is worth
+        1, END_TURN 0. Actions come grouped by kind in ``legal`` (ascending), so they are valued by kind."""
         view, tunnel = val.view, self.game.tunnel
         best_action, best_gain = END_TURN, 0
-        for a in legal:
-            if a < ADD_KNIGHT:
-                gain = 2 * max(val.move_deltas(a, view.move_targets(a, tunnel)))
-            elif a < PLACE_BLOCK:
-                gain = val.add_delta(a - ADD_KNIGHT)  # 2 AP: half the value change
-            elif a < SELECT:
-                gain = 2 * val.block_delta(a - PLACE_BLOCK)
-            elif a == ACQUIRE:
-                gain = self.acquire_gain[ctx.phase] if ctx.hand < HAND_WANTED else self.acquire_more
+        adds, places, others = (bisect_left(legal, first) for first in (ADD_KNIGHT, PLACE_BLOCK, SELECT))
+        for a in legal[:adds]:
+            gain = 2 * max(val.move_deltas(a, view.move_targets(a, tunnel)))
+            if gain > best_gain:
+                best_action, best_gain = a, gain
+        for a in legal[adds:places]:
+            gain = val.add_delta(a - ADD_KNIGHT)  # 2 AP: half the value change
+            if gain > best_gain:
+                best_action, best_gain = a, gain
+        blocks = legal[places:others]
+        for a, delta in zip(blocks, val.block_deltas([a - PLACE_BLOCK for a in blocks]), strict=True):
+            if 2 * delta > best_gain:
+                best_action, best_gain = a, 2 * delta
+        for a in legal[others:]:
+            if a == ACQUIRE:
+                gain = self.acquire_gain[ctx.phase] if ctx.hand() < HAND_WANTED else self.acquire_more
             elif PLAY_CARD <= a < KEEP:
-                gain = self._card_gain(val, a - PLAY_CARD, legal)
+                gain = self._card_gain(val, a - PLAY_CARD, blocks)
             elif a == SCORE_STEP:
                 gain = self.score_step_gain
             else:
@@ -468,18 +596,18 @@ class HeuristicAgent:
                 best_action, best_gain = a, gain
         return best_action
 
-    def _card_gain(self, val: Valuer, card: int, legal: list[int]) -> int:
+    def _card_gain(self, val: Valuer, card: int, blocks: list[int]) -> int:
         """A card's best use minus keeping it (-1: not worth playing)."""
         if card in (AP_6, AP_7):
             return self.ap_card_gain
-        view, mine = val.view, val.view.rows[0]
+        view, mine = val.view, val.view.mine
         if card == EXTRA_BLOCK:  # T42: the block targets are the legal PLACE_BLOCK squares when I have blocks
-            places = [a - PLACE_BLOCK for a in legal if PLACE_BLOCK <= a < SELECT]
-            deltas = [val.block_delta(t) for t in places or view.block_targets()]
+            places = [a - PLACE_BLOCK for a in blocks]
+            deltas = val.block_deltas(places or view.block_targets())
         elif card == BLOCK_UNDER_KNIGHT:
             deltas = [val.under_delta(a) for a in mine if view.under_knight_ok(a)]
         elif card in KNIGHT_CARDS:
-            deltas = [d for a in mine for d in val.move_deltas(a, view.card_targets(card, a, self.game.exact_jump))]
+            deltas = [val.best_card_move(card, a, self.game.exact_jump) for a in mine]
         else:
             return -1  # MOVE_BLOCK: too many ways to weigh; kept
         return 2 * max(deltas) - self.card_reserve if deltas else -1
@@ -487,7 +615,7 @@ class HeuristicAgent:
     def _king_move(self, view: View, phase: int, legal: list[int]) -> int:
         """T52 for the next phase with the king moved: my bonus minus the opponents' average (PASS on ties)."""
         h, cid, nxt = view.h, view.cid, phase + 1
-        lit = [{cid[s] for s in row if h[s] == nxt} for row in view.rows]  # castles where each seat is on nxt
+        lit = [{cid[s] for s in row if h[s] == nxt} for row in view.rows(self.n)]  # castles where each seat is on nxt
 
         def value(a: int) -> float:
             home = cid[view.king if a == PASS else a - SELECT]

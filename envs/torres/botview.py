@@ -15,7 +15,7 @@ engine's own board (:meth:`View.to_board`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -25,21 +25,41 @@ from .cards import DIAGONAL_MOVE, DOOR_CLIMB, EXTRA_BLOCK, JUMP_OVER, JUMP_UP_TW
 from .observation import H_SCALE
 
 
+ID_BITS = MAX_CASTLES.bit_length() - 1  # the castle one-hot of square s, id c is at 16·s + c: s = i >> 4
+SQUARE_BITS = SQUARES.bit_length() - 1  # a knight of row r on s is at 64·r + s
+if MAX_CASTLES != 1 << ID_BITS or SQUARES != 1 << SQUARE_BITS:
+    raise ValueError("botview reads castle ids and knights with bit shifts: 16 ids and 64 squares are needed")
+
+
 def _hot(x: list[float], start: int, stop: int) -> int:
     """The index of the 1 in the one-hot ``x[start:stop]``, -1 if it is all 0."""
-    part = x[start:stop]
-    return part.index(1.0) if 1.0 in part else -1
+    try:
+        return x.index(1.0, start, stop) - start
+    except ValueError:
+        return -1
 
 
-@dataclass(slots=True)
 class Context:
-    """The pending decision and what the bot reads besides the board (-1 where nothing is set)."""
+    """The pending decision and phase (1–3; 0 during setup), and on request the other context fields."""
 
-    decision: int
-    phase: int  # 1–3; 0 during setup
-    card: int
-    selected: int
-    hand: int  # cards in my hand
+    __slots__ = ("_x", "_at", "decision", "phase")
+
+    def __init__(self, x: list[float], at: dict[str, tuple[int, int]]):
+        self._x, self._at = x, at
+        self.decision = _hot(x, *at["decision"])
+        self.phase = _hot(x, *at["phase"]) + 1
+
+    def card(self) -> int:
+        """The card being resolved, -1 if none."""
+        return _hot(self._x, *self._at["card"])
+
+    def selected(self) -> int:
+        """The square chosen earlier in this decision sequence, -1 if none."""
+        return _hot(self._x, *self._at["selected"])
+
+    def hand(self) -> int:
+        """How many cards I hold."""
+        return int(sum(self._x[slice(*self._at["hand"])]))
 
 
 class Reader:
@@ -51,13 +71,14 @@ class Reader:
         self.shape = (game.layout.size,)
         self.height = fields["height"].slice
         self.castle_id = fields["castle_id"].slice
-        # the context fields and the pieces are each read as one span, then picked apart in Python
-        self.context = self._span(fields, ("phase", "decision", "card", "selected", "hand"))
-        self.pieces = self._span(fields, ("king", "knights"))
-        for name in ("phase", "decision", "card", "selected", "hand"):
-            setattr(self, f"_{name}", (fields[name].start - self.context.start, fields[name].stop - self.context.start))
-        self._king = fields["king"].start - self.pieces.start
-        self._knights = fields["knights"].start - self.pieces.start
+        # the context fields are read as one span, then picked apart in Python
+        names = ("phase", "decision", "card", "selected", "hand")
+        self.context = self._span(fields, names)
+        self._at = {f: (fields[f].start - self.context.start, fields[f].stop - self.context.start) for f in names}
+        self.king = fields["king"].slice
+        self.knights = fields["knights"].slice
+        self.others_best = slice(fields["best_level"].start + MAX_CASTLES, fields["best_level"].stop)
+        self.board = self._span(fields, ("height", "castle_id", "king", "knights"))
 
     @staticmethod
     def _span(fields: dict, names: tuple[str, ...]) -> slice:
@@ -66,52 +87,97 @@ class Reader:
     def read_context(self, obs: np.ndarray) -> Context:
         if obs.shape != self.shape:
             raise ValueError(f"expected an observation of shape {self.shape}, got {obs.shape}")
-        x = obs[self.context].tolist()
-        hand_start, hand_stop = self._hand
-        return Context(_hot(x, *self._decision), _hot(x, *self._phase) + 1, _hot(x, *self._card),
-                       _hot(x, *self._selected), int(sum(x[hand_start:hand_stop])))
+        return Context(obs[self.context].tolist(), self._at)
+
+    def board_bytes(self, obs: np.ndarray) -> bytes:
+        """The board and the pieces of ``obs`` as bytes, to recognise a position seen before."""
+        return obs[self.board].tobytes()
 
     def read_board(self, obs: np.ndarray) -> View:
         """The board and pieces of ``obs`` (whose shape :meth:`read_context` checked)."""
         # heights are multiples of 1/8, exact in float32: the product is an exact integer
         h = (obs[self.height] * H_SCALE).astype(np.int64).tolist()
         cid = [NONE] * SQUARES
-        castles: list[list[int]] = [[] for _ in range(MAX_CASTLES)]
-        for i in np.flatnonzero(obs[self.castle_id]).tolist():  # one 1 per castle square, squares ascending
-            s, c = divmod(i, MAX_CASTLES)
-            cid[s] = c
-            castles[c].append(s)
+        area = [0] * MAX_CASTLES
+        onehots = obs[self.castle_id].nonzero()[0].tolist()  # one per castle square, squares ascending
+        id_mask = MAX_CASTLES - 1
+        for i in onehots:
+            c = i & id_mask
+            cid[i >> ID_BITS] = c
+            area[c] += 1
         occ = [EMPTY] * SQUARES
-        rows: list[list[int]] = [[] for _ in range(self.n)]
-        king = -1
-        first, stop = self._knights, self._knights + SQUARES * self.n
-        for i in np.flatnonzero(obs[self.pieces]).tolist():
-            if first <= i < stop:
-                row, s = divmod(i - first, SQUARES)
-                rows[row].append(s)
-                occ[s] = row
-            elif self._king <= i < self._king + SQUARES:
-                king = i - self._king
-        if king >= 0:
-            occ[king] = KING
-        return View(h, cid, castles, occ, rows, king)
+        knights = obs[self.knights].nonzero()[0].tolist()
+        square_mask = SQUARES - 1
+        for i in knights:
+            occ[i & square_mask] = i >> SQUARE_BITS
+        king = obs[self.king].nonzero()[0].tolist()
+        if king:
+            occ[king[0]] = KING
+        return View(h, cid, area, onehots, occ, knights, king[0] if king else -1, obs[self.others_best])
+
+
+@lru_cache(maxsize=4096)
+def castle_exits(squares: tuple[int, ...], heights: tuple[int, ...]) -> tuple[tuple[int, ...],
+                                                                             tuple[tuple[int, int], ...]]:
+    """T28(c): the squares next to a square of a castle and lower than it, where its doors open — the ground
+    squares next to it, and (height, square) for its own squares lower than a neighbour, by height. Castles
+    never touch (T31), so a neighbour outside the castle is ground, and the exits depend on the castle alone:
+    remembered across calls (castles change by a block at a time)."""
+    level = dict(zip(squares, heights, strict=True))
+    found: dict[int, int] = {}
+    for d, hd in level.items():
+        for x in NEIGH[d]:
+            hx = level.get(x, 0)
+            if hx < hd:
+                found[x] = hx
+    return (tuple(x for x, hx in found.items() if not hx),
+            tuple(sorted((hx, x) for x, hx in found.items() if hx)))
 
 
 class View:
-    """Heights, castle ids (``NONE`` on the ground), castles' squares and areas, occupants and each seat's
-    knights (row 0 = me, ascending) of one observation, with the rules' geometry on them.
+    """Heights, castle ids (``NONE`` on the ground) and areas, occupants, my knights (ascending) and the king
+    of one observation, with the rules' geometry on them; every seat's knights and each castle's squares
+    on request.
 
     The bot may change ``h``, ``cid``, ``area`` and ``occ`` to value a candidate, and must restore them; the
     door exits cached per castle assume the blocks of the observation.
     """
 
-    __slots__ = ("h", "cid", "castles", "area", "occ", "rows", "king", "_exits")
+    __slots__ = ("h", "cid", "area", "_onehots", "occ", "_knights", "mine", "king", "_best", "_exits", "_rows",
+                 "_castles")
 
-    def __init__(self, h: list[int], cid: list[int], castles: list[list[int]], occ: list[int],
-                 rows: list[list[int]], king: int):
-        self.h, self.cid, self.castles, self.occ, self.rows, self.king = h, cid, castles, occ, rows, king
-        self.area = [len(sq) for sq in castles]
-        self._exits: dict[int, list[tuple[int, int]]] = {}
+    def __init__(self, h: list[int], cid: list[int], area: list[int], onehots: list[int], occ: list[int],
+                 knights: list[int], king: int, others_best: np.ndarray):
+        self.h, self.cid, self.area, self._onehots, self.occ, self.king = h, cid, area, onehots, occ, king
+        self._knights = knights  # 64·row + square, ascending
+        self.mine = [k for k in knights if k < SQUARES]
+        self._best: np.ndarray | list[int] = others_best  # read when first asked for
+        self._exits: dict[int, tuple] = {}
+        self._rows: list[list[int]] | None = None
+        self._castles: list[list[int]] | None = None
+
+    def rows(self, n: int) -> list[list[int]]:
+        """Each of the n seats' knights, ascending (row 0 = me)."""
+        if self._rows is None:
+            self._rows = [[] for _ in range(n)]
+            for i in self._knights:
+                self._rows[i >> SQUARE_BITS].append(i & SQUARES - 1)
+        return self._rows
+
+    def others_best(self) -> list[int]:
+        """Per castle, the sum of the other seats' highest levels on it (T51, the observation's
+        ``best_level`` rows; multiples of 1/8, so their sum times 8 is exact)."""
+        if not isinstance(self._best, list):
+            self._best = (self._best.reshape(-1, MAX_CASTLES).sum(axis=0) * H_SCALE).astype(np.int64).tolist()
+        return self._best
+
+    def squares(self, c: int) -> list[int]:
+        """Castle c's squares, ascending."""
+        if self._castles is None:
+            self._castles = [[] for _ in range(MAX_CASTLES)]
+            for i in self._onehots:
+                self._castles[i & MAX_CASTLES - 1].append(i >> ID_BITS)
+        return self._castles[c]
 
     def touch(self, t: int) -> int:
         """The castle orthogonally next to t: its id, ``NONE`` or ``MANY`` (T31)."""
@@ -141,31 +207,42 @@ class View:
         return {t for k in knights for t in NEIGH[k] if occ[t] == EMPTY and h[t] <= h[k]}
 
     # ----------------------------------------------------------------- knight movement (T26–T29)
-    def _exits_of(self, c: int) -> list[tuple[int, int]]:
-        """T28(c): (x, h(x)) for every square x next to a square of castle c that is taller than x."""
+    def exits(self, c: int) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+        """T28(c): castle c's door exits (:func:`castle_exits`), kept for the call."""
         e = self._exits.get(c)
         if e is None:
-            h, found = self.h, {}
-            for d in self.castles[c]:
-                hd = h[d]
-                for x in NEIGH[d]:
-                    if h[x] < hd:
-                        found[x] = h[x]
-            e = self._exits[c] = list(found.items())
+            squares, h = self.squares(c), self.h
+            e = self._exits[c] = castle_exits(tuple(squares), tuple([h[s] for s in squares]))
         return e
 
-    def door_targets(self, a: int, climb: bool = False) -> set[int]:
-        """T28 (``any_door``): empty exits at most at the knight's level of every castle enterable from a
-        (taller than a next to it); with ``climb`` (T43) exits at any level."""
+    def door_parts(self, a: int, climb: bool = False) -> tuple[list[int], list[int]]:
+        """T28 (``any_door``): the castles enterable from a (taller than a next to it), all of whose empty
+        ground exits are door targets, and the other door targets: their own squares at most at the knight's
+        level (any level with ``climb``, T43), empty. A square may be listed twice."""
         h, cid, occ, level = self.h, self.cid, self.occ, self.h[a]
-        out: set[int] = set()
-        seen: list[int] = []
+        castles: list[int] = []
+        raised: list[int] = []
         for b in NEIGH[a]:
             c = cid[b]
-            if c >= 0 and h[b] > level and c not in seen:
-                seen.append(c)
-                out.update(x for x, hx in self._exits_of(c) if (climb or hx <= level) and occ[x] == EMPTY)
-        return out
+            if c >= 0 and h[b] > level and c not in castles:
+                castles.append(c)
+                for hx, x in self.exits(c)[1]:
+                    if hx > level and not climb:
+                        break
+                    if occ[x] == EMPTY:
+                        raised.append(x)
+        return castles, raised
+
+    def door_targets(self, a: int, climb: bool = False) -> set[int]:
+        """T28 / T43: every door target of the knight on a."""
+        castles, raised = self.door_parts(a, climb)
+        occ = self.occ
+        return {x for c in castles for x in self.exits(c)[0] if occ[x] == EMPTY}.union(raised)
+
+    def steps(self, a: int) -> list[int]:
+        """T27: orthogonal, empty, at most one level up."""
+        h, occ, top = self.h, self.occ, self.h[a] + 1
+        return [c for c in NEIGH[a] if occ[c] == EMPTY and h[c] <= top]
 
     def tunnel_targets(self, a: int) -> set[int]:
         """T29 (``monotone_tunnel``): as ``Board.tunnel_targets``, a widest-path value per castle square."""
@@ -192,9 +269,7 @@ class View:
 
     def move_targets(self, a: int, tunnel: bool) -> set[int]:
         """T26: the step (T27) and door or tunnel targets of the knight on a."""
-        h, occ, top = self.h, self.occ, self.h[a] + 1
-        steps = {c for c in NEIGH[a] if occ[c] == EMPTY and h[c] <= top}
-        return steps | (self.tunnel_targets(a) if tunnel else self.door_targets(a))
+        return set(self.steps(a)).union(self.tunnel_targets(a) if tunnel else self.door_targets(a))
 
     def card_targets(self, card: int, a: int, exact_jump: bool) -> set[int] | list[int]:
         """D8 as ``cards.card_targets`` for the knight cards and EXTRA_BLOCK: the destinations of ``card``
@@ -208,7 +283,7 @@ class View:
         if card == DIAGONAL_MOVE:  # T44
             return [c for c in DIAG[a] if occ[c] == EMPTY and h[c] <= h[a] + 1]
         if card == RELOCATE_KNIGHT:  # T47
-            return self.add_targets([k for k in self.rows[0] if k != a])
+            return self.add_targets([k for k in self.mine if k != a])
         if card == JUMP_OVER:  # T48: over a knight, never the king
             return [c for mid, c in JUMPS[a] if 0 <= occ[mid] < KING and occ[c] == EMPTY and h[c] <= h[a] + 1]
         if card == EXTRA_BLOCK:  # T42
