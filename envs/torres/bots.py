@@ -78,7 +78,7 @@ CARD_PREFERENCE = (AP_7, AP_6, JUMP_UP_TWO, EXTRA_BLOCK, BLOCK_UNDER_KNIGHT, DOO
                    DIAGONAL_MOVE, JUMP_OVER, MOVE_BLOCK)  # what to keep when buying from a personal deck
 KNIGHT_CARDS = (JUMP_UP_TWO, DOOR_CLIMB, DIAGONAL_MOVE, RELOCATE_KNIGHT, JUMP_OVER)
 CENTRE = 27  # (3,3)
-MEMO_SIZE = 16  # action-phase choices remembered (a few per seat, for an agent that plays several seats)
+MEMO_SIZE = 16  # boards whose action-phase gains are remembered (a few per seat: an agent may play several)
 MOVE, BLOCK, BLOCK_MOVE = range(3)  # kinds of change: my knight a → t; a block onto t; MOVE_BLOCK a → t
 NO_VALUE = float("-inf")  # a card source without targets
 
@@ -123,18 +123,11 @@ class Valuer:
                     up[k], terms[k] = x, area[cid[x]]
                     break
         self.stepped = set(up.values())
-        self._near: set[int] | None = None
+        self.near = {x for k in view.mine for x in NEIGH[k]}  # the squares next to my knights
         self._leaves: dict[int, tuple] = {}
         self._grown: dict[int, int] = {}
-        self._ground: dict[int, int] = {}
+        self._ground: dict[int, list[tuple[int, int]]] = {}
         self._board = None
-
-    @property
-    def near(self) -> set[int]:
-        """The squares next to my knights."""
-        if self._near is None:
-            self._near = {x for k in self.view.mine for x in NEIGH[k]}
-        return self._near
 
     # ----------------------------------------------------------------- pieces of the value
     def _step_up(self, k: int) -> int:
@@ -194,12 +187,13 @@ class Valuer:
             leave = self._leaves[a] = (rest, gain, after, stepped, yes, no)
         return leave
 
-    def move_deltas(self, a: int, targets) -> list[int]:
-        """The value change of my knight moving from a to each of ``targets`` (empty squares)."""
+    def move_deltas(self, a: int, targets, leaving: tuple | None = None) -> list[int]:
+        """The value change of my knight moving from a to each of ``targets`` (empty squares); ``leaving``
+        is ``_leave(a)`` if the caller has it."""
         v = self.view
         h, cid, area, occ = v.h, v.cid, v.area, v.occ
         best, phase, home, w_points, w_climb = self.best, self.phase, self.home, self.w_points, self.w_climb
-        rest, leave, after, stepped, lit, unlit = self._leave(a)
+        rest, leave, after, stepped, lit, unlit = leaving or self._leave(a)
         ca = cid[a]
         occ[a] = EMPTY
         out = []
@@ -231,41 +225,45 @@ class Valuer:
         if tunnel:
             return max(self.move_deltas(a, view.move_targets(a, tunnel)))
         castles, raised = view.door_parts(a)
-        return max(max(self.move_deltas(a, view.steps(a) + raised), default=NO_VALUE),
-                   self._ground_doors(a, castles))
+        leaving = self._leave(a)
+        best = max(self.move_deltas(a, view.steps(a) + raised, leaving), default=NO_VALUE)  # with the exits beside a
+        return max(best, self._ground_doors(a, castles, leaving)) if castles else best
 
     def best_card_move(self, card: int, a: int, exact_jump: bool) -> int:
         """The largest value change of a knight card played on my knight a (-inf without targets)."""
-        if card == DOOR_CLIMB:
-            castles, raised = self.view.door_parts(a, climb=True)
-            return max(max(self.move_deltas(a, raised), default=NO_VALUE), self._ground_doors(a, castles))
-        return max(self.move_deltas(a, self.view.card_targets(card, a, exact_jump)), default=NO_VALUE)
-
-    def _ground_doors(self, a: int, castles: list[int]) -> int:
-        """The largest value change of my knight on a going out of a door of ``castles`` onto the ground.
-        Every empty ground square next to those castles is a target, and they differ only in the step up
-        beside them: unless a itself is on level 1 and, emptied, may be that step up, the largest step up
-        is found once per castle for the call."""
-        if not castles:
-            return NO_VALUE
         v = self.view
-        if v.h[a] == 1:
-            occ = v.occ
-            return max(self.move_deltas(a, [x for c in castles for x in v.exits(c)[0] if occ[x] == EMPTY]),
-                       default=NO_VALUE)
-        step = max(map(self._ground_step, castles))
-        if step < 0:
-            return NO_VALUE
-        _, leave, _, _, _, unlit = self._leave(a)
-        return leave + unlit + self.w_climb * step
+        if card == DOOR_CLIMB:
+            castles, raised = v.door_parts(a, climb=True)
+            h, cid, occ = v.h, v.cid, v.occ
+            beside = [x for x in NEIGH[a] if occ[x] == EMPTY and h[x] == 0 and any(cid[y] in castles for y in NEIGH[x])]
+            leaving = self._leave(a)
+            return max(max(self.move_deltas(a, raised + beside, leaving), default=NO_VALUE),
+                       self._ground_doors(a, castles, leaving))
+        return max(self.move_deltas(a, v.card_targets(card, a, exact_jump)), default=NO_VALUE)
 
-    def _ground_step(self, c: int) -> int:
-        """The largest area of a step up from an empty ground square next to castle c, -1 if none is empty."""
-        step = self._ground.get(c)
-        if step is None:
+    def _ground_doors(self, a: int, castles: list[int], leaving: tuple) -> int:
+        """The largest value change of my knight on a going out of a door of ``castles`` onto a ground square
+        not next to a (the caller values those). They all differ only in the step up beside them, which a
+        emptied cannot be, so the ground exits are ranked once per castle for the call."""
+        best = -1
+        around = NEIGH[a]
+        for c in castles:
+            for step, x in self._ground_steps(c):
+                if x not in around:
+                    best = max(best, step)
+                    break
+        if best < 0:
+            return NO_VALUE
+        return leaving[1] + leaving[5] + self.w_climb * best
+
+    def _ground_steps(self, c: int) -> list[tuple[int, int]]:
+        """(area of the step up beside it, square) for the empty ground squares next to castle c, largest
+        first (0: no step up)."""
+        steps = self._ground.get(c)
+        if steps is None:
             v = self.view
             h, cid, area, occ = v.h, v.cid, v.area, v.occ
-            step = -1
+            steps = []
             for x in v.exits(c)[0]:
                 if occ[x] == EMPTY:
                     found = 0
@@ -273,24 +271,22 @@ class Valuer:
                         if occ[y] == EMPTY and h[y] == 1:
                             found = area[cid[y]]
                             break
-                    step = max(step, found)
-            self._ground[c] = step
-        return step
+                    steps.append((found, x))
+            steps.sort(reverse=True)
+            self._ground[c] = steps
+        return steps
 
-    def block_deltas(self, targets) -> list[int]:
-        """The value change of a block onto each of ``targets``, empty squares where T31 allows one: a raise,
-        or an extension of the one castle next to it."""
-        cid, near, out = self.view.cid, self.near, []
-        for t in targets:
-            if cid[t] >= 0:
-                out.append(self._raise(t) if t in near else 0)
-                continue
-            for x in NEIGH[t]:
-                c = cid[x]
-                if c >= 0:
-                    break
-            out.append(self._extend(t, c) if t in near else self._grow(c))
-        return out
+    def block_delta(self, t: int) -> int:
+        """The value change of a block onto t, an empty square where T31 allows one: a raise, or an extension
+        of the one castle next to t."""
+        cid = self.view.cid
+        if cid[t] >= 0:
+            return self._raise(t) if t in self.near else 0
+        for x in NEIGH[t]:
+            c = cid[x]
+            if c >= 0:
+                return self._extend(t, c) if t in self.near else self._grow(c)
+        raise ValueError(f"a block on {t} touches no castle")
 
     def _raise(self, t: int) -> int:
         """Nobody stands on t: no level or area changes, only the steps up of my knights next to t (t one
@@ -452,6 +448,18 @@ class Valuer:
         return value
 
 
+class Gains:
+    """The action-phase gains of one board and phase, found as they are asked for, and the choice per menu."""
+
+    __slots__ = ("val", "groups", "cards", "choices")
+
+    def __init__(self, val: Valuer):
+        self.val = val
+        self.groups: dict[tuple[int, ...], tuple[int, int]] = {}  # moves, adds or blocks -> (best gain, action)
+        self.cards: dict[int, int] = {}  # PLAY_CARD action -> gain
+        self.choices: dict[tuple, int] = {}  # (hand below HAND_WANTED, legal actions) -> action
+
+
 class HeuristicAgent:
     """Greedy one-action planner over the observation (see the module docstring)."""
 
@@ -468,7 +476,7 @@ class HeuristicAgent:
         self.card_reserve = round(unit * CARD_RESERVE)
         self.ap_card_gain = round(unit * AP_CARD_GAIN)
         self.score_step_gain = round(unit * SCORE_STEP_GAIN)
-        self._memo: dict[tuple, int] = {}  # a pure cache: action-phase choices by everything they depend on
+        self._memo: dict[tuple, Gains] = {}  # a pure cache: action-phase gains by board and phase
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask, "HeuristicAgent")
@@ -508,18 +516,6 @@ class HeuristicAgent:
         return self._pick(val, legal, self._card_deltas(val, card, a, [x - SELECT for x in legal]),
                           lambda x: [(kind, a, x - SELECT)])
 
-    def _action(self, observation: np.ndarray, ctx: Context, legal: list[int]) -> int:
-        """D4, remembered: the choice depends only on the board, the phase, the hand's size and the menu,
-        which stay the same over consecutive decisions of a turn that only move the score (SCORE_STEP)."""
-        key = (self.reader.board_bytes(observation), ctx.phase, ctx.hand(), tuple(legal))
-        choice = self._memo.get(key)
-        if choice is None:
-            view = self.reader.read_board(observation)
-            choice = self._memo[key] = self._main_action(Valuer(view, ctx.phase, self.n), ctx, legal)
-            if len(self._memo) > MEMO_SIZE:
-                del self._memo[next(iter(self._memo))]  # the oldest
-        return choice
-
     # ----------------------------------------------------------------- choosing among valued candidates
     @staticmethod
     def _pick(val: Valuer, legal: list[int], exact: list, changes: Callable[[int], list[Change]]) -> int:
@@ -541,7 +537,7 @@ class HeuristicAgent:
     def _card_deltas(val: Valuer, card: int, a: int, targets) -> list[int]:
         """The value change of ``card`` played from a (my knight or the MOVE_BLOCK source) onto each target."""
         if card == EXTRA_BLOCK:
-            return val.block_deltas(targets)
+            return [val.block_delta(t) for t in targets]
         if card == MOVE_BLOCK:
             base = val.exact()
             return [val.exact((BLOCK_MOVE, a, t)) - base for t in targets]
@@ -565,29 +561,47 @@ class HeuristicAgent:
             return [(kind, x - SELECT, t) for t, e in zip(targets, deltas, strict=True) if e == top]
         return self._pick(val, legal, exact, changes)
 
-    def _main_action(self, val: Valuer, ctx: Context, legal: list[int]) -> int:
+    def _action(self, observation: np.ndarray, ctx: Context, legal: list[int]) -> int:
+        """D4. The gains of moves, new knights, blocks and cards depend on the board and the phase alone,
+        which stay the same over the decisions of a turn that only buy cards or move the score: they are
+        remembered per board (a pure cache), with the choice per menu."""
+        key = (self.reader.board_bytes(observation), ctx.phase)
+        gains = self._memo.get(key)
+        if gains is None:
+            gains = self._memo[key] = Gains(Valuer(self.reader.read_board(observation), ctx.phase, self.n))
+            if len(self._memo) > MEMO_SIZE:
+                del self._memo[next(iter(self._memo))]  # the oldest
+        small_hand = ctx.hand() < HAND_WANTED
+        menu = (small_hand, tuple(legal))
+        choice = gains.choices.get(menu)
+        if choice is None:
+            choice = gains.choices[menu] = self._main_action(gains, ctx.phase, small_hand, legal)
+        return choice
+
+    def _main_action(self, gains: Gains, phase: int, small_hand: bool, legal: list[int]) -> int:
         """D4: the action with the largest gain per AP, the first of them in action order; SCORE_STEP is worth
-        1, END_TURN 0. Actions come grouped by kind in ``legal`` (ascending), so they are valued by kind."""
-        view, tunnel = val.view, self.game.tunnel
+        1, END_TURN 0. Moves, new knights and blocks come grouped in ``legal``: each group's best is
+        remembered for the board."""
         best_action, best_gain = END_TURN, 0
-        adds, places, others = (bisect_left(legal, first) for first in (ADD_KNIGHT, PLACE_BLOCK, SELECT))
-        for a in legal[:adds]:
-            gain = 2 * max(val.move_deltas(a, view.move_targets(a, tunnel)))
-            if gain > best_gain:
-                best_action, best_gain = a, gain
-        for a in legal[adds:places]:
-            gain = val.add_delta(a - ADD_KNIGHT)  # 2 AP: half the value change
-            if gain > best_gain:
-                best_action, best_gain = a, gain
-        blocks = legal[places:others]
-        for a, delta in zip(blocks, val.block_deltas([a - PLACE_BLOCK for a in blocks]), strict=True):
-            if 2 * delta > best_gain:
-                best_action, best_gain = a, 2 * delta
-        for a in legal[others:]:
+        start = 0
+        for stop, group_best in ((ADD_KNIGHT, self._best_move), (PLACE_BLOCK, self._best_add),
+                                 (SELECT, self._best_block)):
+            end = bisect_left(legal, stop, start)
+            if end > start:
+                group = tuple(legal[start:end])
+                found = gains.groups.get(group)
+                if found is None:
+                    found = gains.groups[group] = group_best(gains.val, group)
+                if found[0] > best_gain:
+                    best_gain, best_action = found
+            start = end
+        for a in legal[start:]:
             if a == ACQUIRE:
-                gain = self.acquire_gain[ctx.phase] if ctx.hand() < HAND_WANTED else self.acquire_more
+                gain = self.acquire_gain[phase] if small_hand else self.acquire_more
             elif PLAY_CARD <= a < KEEP:
-                gain = self._card_gain(val, a - PLAY_CARD, blocks)
+                gain = gains.cards.get(a)
+                if gain is None:
+                    gain = gains.cards[a] = self._card_gain(gains.val, a - PLAY_CARD)
             elif a == SCORE_STEP:
                 gain = self.score_step_gain
             else:
@@ -596,14 +610,46 @@ class HeuristicAgent:
                 best_action, best_gain = a, gain
         return best_action
 
-    def _card_gain(self, val: Valuer, card: int, blocks: list[int]) -> int:
+    def _best_move(self, val: Valuer, actions: tuple[int, ...]) -> tuple[int, int]:
+        """(gain, action): the first best MOVE_FROM of ``actions``, (0, END_TURN) if none gains."""
+        best = (0, END_TURN)
+        for a in actions:
+            gain = 2 * val.best_move(a, self.game.tunnel)
+            if gain > best[0]:
+                best = (gain, a)
+        return best
+
+    @staticmethod
+    def _best_add(val: Valuer, actions: tuple[int, ...]) -> tuple[int, int]:
+        """As :meth:`_best_move` for ADD_KNIGHT: 2 AP, so half the value change."""
+        best = (0, END_TURN)
+        for a in actions:
+            gain = val.add_delta(a - ADD_KNIGHT)
+            if gain > best[0]:
+                best = (gain, a)
+        return best
+
+    @staticmethod
+    def _best_block(val: Valuer, actions: tuple[int, ...]) -> tuple[int, int]:
+        """As :meth:`_best_move` for PLACE_BLOCK."""
+        best = (0, END_TURN)
+        cid, near = val.view.cid, val.near
+        for a in actions:
+            t = a - PLACE_BLOCK
+            if cid[t] >= 0 and t not in near:
+                continue  # a raise away from my knights changes nothing
+            gain = 2 * val.block_delta(t)
+            if gain > best[0]:
+                best = (gain, a)
+        return best
+
+    def _card_gain(self, val: Valuer, card: int) -> int:
         """A card's best use minus keeping it (-1: not worth playing)."""
         if card in (AP_6, AP_7):
             return self.ap_card_gain
         view, mine = val.view, val.view.mine
-        if card == EXTRA_BLOCK:  # T42: the block targets are the legal PLACE_BLOCK squares when I have blocks
-            places = [a - PLACE_BLOCK for a in blocks]
-            deltas = val.block_deltas(places or view.block_targets())
+        if card == EXTRA_BLOCK:  # T42
+            deltas = [val.block_delta(t) for t in view.block_targets()]
         elif card == BLOCK_UNDER_KNIGHT:
             deltas = [val.under_delta(a) for a in mine if view.under_knight_ok(a)]
         elif card in KNIGHT_CARDS:

@@ -78,7 +78,9 @@ class Reader:
         self.king = fields["king"].slice
         self.knights = fields["knights"].slice
         self.others_best = slice(fields["best_level"].start + MAX_CASTLES, fields["best_level"].stop)
-        self.board = self._span(fields, ("height", "castle_id", "king", "knights"))
+        # castles are the groups of squares with blocks (they never touch, T31, and stay connected, T46), so
+        # the heights and the pieces make the whole position the action phase depends on
+        self.position = (fields["height"].slice, self._span(fields, ("king", "knights")))
 
     @staticmethod
     def _span(fields: dict, names: tuple[str, ...]) -> slice:
@@ -90,8 +92,9 @@ class Reader:
         return Context(obs[self.context].tolist(), self._at)
 
     def board_bytes(self, obs: np.ndarray) -> bytes:
-        """The board and the pieces of ``obs`` as bytes, to recognise a position seen before."""
-        return obs[self.board].tobytes()
+        """The heights and the pieces of ``obs`` as bytes, to recognise a position seen before."""
+        heights, pieces = self.position
+        return obs[heights].tobytes() + obs[pieces].tobytes()
 
     def read_board(self, obs: np.ndarray) -> View:
         """The board and pieces of ``obs`` (whose shape :meth:`read_context` checked)."""
@@ -113,7 +116,7 @@ class Reader:
         king = obs[self.king].nonzero()[0].tolist()
         if king:
             occ[king[0]] = KING
-        return View(h, cid, area, onehots, occ, knights, king[0] if king else -1, obs[self.others_best])
+        return View(h, cid, area, onehots, occ, knights, king[0] if king else -1, obs[self.others_best].copy())
 
 
 @lru_cache(maxsize=4096)
