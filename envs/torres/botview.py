@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core.game import Game
 from .board import DIAG, EMPTY, JUMPS, KING, MANY, MAX_CASTLES, NEIGH, NONE, SQUARES, Board
-from .cards import DIAGONAL_MOVE, DOOR_CLIMB, EXTRA_BLOCK, JUMP_OVER, JUMP_UP_TWO, RELOCATE_KNIGHT
+from .cards import DIAGONAL_MOVE, DOOR_CLIMB, EXTRA_BLOCK, JUMP_OVER, JUMP_UP_TWO, NUM_CARD_TYPES, RELOCATE_KNIGHT
 from .observation import H_SCALE
 
 
@@ -40,26 +40,28 @@ def _hot(x: list[float], start: int, stop: int) -> int:
 
 
 class Context:
-    """The pending decision and phase (1–3; 0 during setup), and on request the other context fields."""
+    """The pending decision and phase (1–3; 0 during setup) of an observation, and on request the other
+    context fields."""
 
-    __slots__ = ("_x", "_at", "decision", "phase")
+    __slots__ = ("_obs", "_reader", "decision", "phase")
 
-    def __init__(self, x: list[float], at: dict[str, tuple[int, int]]):
-        self._x, self._at = x, at
-        self.decision = _hot(x, *at["decision"])
-        self.phase = _hot(x, *at["phase"]) + 1
+    def __init__(self, obs: np.ndarray, reader: Reader):
+        self._obs, self._reader = obs, reader
+        x = obs[reader.context].tolist()
+        self.decision = _hot(x, *reader.decision)
+        self.phase = _hot(x, *reader.phase) + 1
 
     def card(self) -> int:
         """The card being resolved, -1 if none."""
-        return _hot(self._x, *self._at["card"])
+        return _hot(self._obs[self._reader.card].tolist(), 0, NUM_CARD_TYPES)
 
     def selected(self) -> int:
         """The square chosen earlier in this decision sequence, -1 if none."""
-        return _hot(self._x, *self._at["selected"])
+        return _hot(self._obs[self._reader.selected].tolist(), 0, SQUARES)
 
     def hand(self) -> int:
         """How many cards I hold."""
-        return int(sum(self._x[slice(*self._at["hand"])]))
+        return int(self._obs[self._reader.hand].sum())
 
 
 class Reader:
@@ -71,10 +73,11 @@ class Reader:
         self.shape = (game.layout.size,)
         self.height = fields["height"].slice
         self.castle_id = fields["castle_id"].slice
-        # the context fields are read as one span, then picked apart in Python
-        names = ("phase", "decision", "card", "selected", "hand")
-        self.context = self._span(fields, names)
-        self._at = {f: (fields[f].start - self.context.start, fields[f].stop - self.context.start) for f in names}
+        # the phase and the decision are read as one span, then picked apart in Python
+        self.context = self._span(fields, ("phase", "decision"))
+        self.phase, self.decision = ((fields[f].start - self.context.start, fields[f].stop - self.context.start)
+                                     for f in ("phase", "decision"))
+        self.card, self.selected, self.hand = (fields[f].slice for f in ("card", "selected", "hand"))
         self.king = fields["king"].slice
         self.knights = fields["knights"].slice
         self.others_best = slice(fields["best_level"].start + MAX_CASTLES, fields["best_level"].stop)
@@ -89,7 +92,7 @@ class Reader:
     def read_context(self, obs: np.ndarray) -> Context:
         if obs.shape != self.shape:
             raise ValueError(f"expected an observation of shape {self.shape}, got {obs.shape}")
-        return Context(obs[self.context].tolist(), self._at)
+        return Context(obs, self)
 
     def board_bytes(self, obs: np.ndarray) -> bytes:
         """The heights and the pieces of ``obs`` as bytes, to recognise a position seen before."""
@@ -101,13 +104,12 @@ class Reader:
         # heights are multiples of 1/8, exact in float32: the product is an exact integer
         h = (obs[self.height] * H_SCALE).astype(np.int64).tolist()
         cid = [NONE] * SQUARES
-        area = [0] * MAX_CASTLES
-        onehots = obs[self.castle_id].nonzero()[0].tolist()  # one per castle square, squares ascending
+        castles: list[list[int]] = [[] for _ in range(MAX_CASTLES)]
         id_mask = MAX_CASTLES - 1
-        for i in onehots:
+        for i in obs[self.castle_id].nonzero()[0].tolist():  # one per castle square, squares ascending
             c = i & id_mask
             cid[i >> ID_BITS] = c
-            area[c] += 1
+            castles[c].append(i >> ID_BITS)
         occ = [EMPTY] * SQUARES
         knights = obs[self.knights].nonzero()[0].tolist()
         square_mask = SQUARES - 1
@@ -116,7 +118,7 @@ class Reader:
         king = obs[self.king].nonzero()[0].tolist()
         if king:
             occ[king[0]] = KING
-        return View(h, cid, area, onehots, occ, knights, king[0] if king else -1, obs[self.others_best].copy())
+        return View(h, cid, castles, occ, knights, king[0] if king else -1, obs[self.others_best].copy())
 
 
 @lru_cache(maxsize=4096)
@@ -146,18 +148,17 @@ class View:
     door exits cached per castle assume the blocks of the observation.
     """
 
-    __slots__ = ("h", "cid", "area", "_onehots", "occ", "_knights", "mine", "king", "_best", "_exits", "_rows",
-                 "_castles")
+    __slots__ = ("h", "cid", "castles", "area", "occ", "_knights", "mine", "king", "_best", "_exits", "_rows")
 
-    def __init__(self, h: list[int], cid: list[int], area: list[int], onehots: list[int], occ: list[int],
-                 knights: list[int], king: int, others_best: np.ndarray):
-        self.h, self.cid, self.area, self._onehots, self.occ, self.king = h, cid, area, onehots, occ, king
+    def __init__(self, h: list[int], cid: list[int], castles: list[list[int]], occ: list[int], knights: list[int],
+                 king: int, others_best: np.ndarray):
+        self.h, self.cid, self.castles, self.occ, self.king = h, cid, castles, occ, king
+        self.area = [len(squares) for squares in castles]
         self._knights = knights  # 64·row + square, ascending
         self.mine = [k for k in knights if k < SQUARES]
         self._best: np.ndarray | list[int] = others_best  # read when first asked for
         self._exits: dict[int, tuple] = {}
         self._rows: list[list[int]] | None = None
-        self._castles: list[list[int]] | None = None
 
     def rows(self, n: int) -> list[list[int]]:
         """Each of the n seats' knights, ascending (row 0 = me)."""
@@ -173,14 +174,6 @@ class View:
         if not isinstance(self._best, list):
             self._best = (self._best.reshape(-1, MAX_CASTLES).sum(axis=0) * H_SCALE).astype(np.int64).tolist()
         return self._best
-
-    def squares(self, c: int) -> list[int]:
-        """Castle c's squares, ascending."""
-        if self._castles is None:
-            self._castles = [[] for _ in range(MAX_CASTLES)]
-            for i in self._onehots:
-                self._castles[i & MAX_CASTLES - 1].append(i >> ID_BITS)
-        return self._castles[c]
 
     def touch(self, t: int) -> int:
         """The castle orthogonally next to t: its id, ``NONE`` or ``MANY`` (T31)."""
@@ -214,7 +207,7 @@ class View:
         """T28(c): castle c's door exits (:func:`castle_exits`), kept for the call."""
         e = self._exits.get(c)
         if e is None:
-            squares, h = self.squares(c), self.h
+            squares, h = self.castles[c], self.h
             e = self._exits[c] = castle_exits(tuple(squares), tuple([h[s] for s in squares]))
         return e
 
