@@ -126,6 +126,7 @@ class Valuer:
         self.near = {x for k in view.mine for x in NEIGH[k]}  # the squares next to my knights
         self._leaves: dict[int, tuple] = {}
         self._grown: dict[int, int] = {}
+        self._arrivals: dict[int, tuple[int, bool]] = {}
         self._ground: dict[int, list[tuple[int, int]]] = {}
         self._board = None
 
@@ -189,16 +190,24 @@ class Valuer:
 
     def move_deltas(self, a: int, targets, leaving: tuple | None = None) -> list[int]:
         """The value change of my knight moving from a to each of ``targets`` (empty squares); ``leaving``
-        is ``_leave(a)`` if the caller has it."""
+        is ``_leave(a)`` if the caller has it. A target more than two squares from a and off a's castle is
+        out of reach of what a's leaving changes: its part of the change is found once (:meth:`_arrive`)."""
         v = self.view
         h, cid, area, occ = v.h, v.cid, v.area, v.occ
         best, phase, home, w_points, w_climb = self.best, self.phase, self.home, self.w_points, self.w_climb
         rest, leave, after, stepped, lit, unlit = leaving or self._leave(a)
-        ca = cid[a]
+        ca, dist, arrivals = cid[a], DIST[a], self._arrivals
         occ[a] = EMPTY
         out = []
         for c in targets:
-            cc, hc = cid[c], h[c]
+            cc = cid[c]
+            if dist[c] > 2 and (cc != ca or cc < 0):
+                arrival = arrivals.get(c)
+                if arrival is None:
+                    arrival = arrivals[c] = self._arrive(c)
+                out.append(leave + arrival[0] + (lit if arrival[1] else unlit))
+                continue
+            hc = h[c]
             gain = leave + (lit if cc == home and hc == phase else unlit)
             if cc >= 0:
                 level = rest if cc == ca else best[cc]
@@ -218,6 +227,29 @@ class Valuer:
             out.append(gain)
         occ[a] = 0
         return out
+
+    def _arrive(self, c: int) -> tuple[int, bool]:
+        """A knight of mine arriving on c from afar: the value change besides its leaving and the bonus
+        (points on c's castle, its step up, the knights whose step up c was), and whether c is on the bonus
+        level of the king's castle. No square these read is next to where the knight came from."""
+        v = self.view
+        h, cid, area, occ = v.h, v.cid, v.area, v.occ
+        cc, hc = cid[c], h[c]
+        gain = 0
+        if cc >= 0 and hc > self.best[cc]:
+            gain = self.w_points * area[cc] * (hc - self.best[cc])
+        up = hc + 1
+        for x in NEIGH[c]:
+            if occ[x] == EMPTY and h[x] == up:
+                gain += self.w_climb * area[cid[x]]
+                break
+        if c in self.stepped:
+            occ[c] = 0
+            for k in NEIGH[c]:
+                if occ[k] == 0 and self.up[k] == c:
+                    gain += self.w_climb * (self._term(self._step_up(k)) - area[cc])
+            occ[c] = EMPTY
+        return gain, cc == self.home and hc == self.phase
 
     def best_move(self, a: int, tunnel: bool) -> int:
         """The largest value change of a move of my knight on a (T26)."""
