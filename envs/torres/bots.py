@@ -317,7 +317,7 @@ class Valuer:
         for x in NEIGH[t]:
             c = cid[x]
             if c >= 0:
-                return self._extend(t, c) if t in self.near else self._grow(c)
+                return self._extend(t, c) if t in self.near else self.grow(c)
         raise ValueError(f"a block on {t} touches no castle")
 
     def _raise(self, t: int) -> int:
@@ -335,7 +335,7 @@ class Valuer:
                     dc += area[cid[t]] - self.terms[k]
         return self.w_climb * dc
 
-    def _grow(self, c: int) -> int:
+    def grow(self, c: int) -> int:
         """Castle c one square larger, away from my knights: every seat's points on c grow by its best level
         there, and every step up onto c by one."""
         gain = self._grown.get(c)
@@ -345,7 +345,7 @@ class Valuer:
         return gain
 
     def _extend(self, t: int, c: int) -> int:
-        """Castle c grows by t, next to my knights: as :meth:`_grow`, and t, on level 1, becomes the first
+        """Castle c grows by t, next to my knights: as :meth:`grow`, and t, on level 1, becomes the first
         step up of the ground knights next to it that had none before t."""
         v = self.view
         h, cid, area, occ, up = v.h, v.cid, v.area, v.occ, self.up
@@ -355,7 +355,7 @@ class Valuer:
                 x = up[k]
                 if x < 0 or t < x:
                     dc += area[c] + 1 - self.terms[k] - (x >= 0 and cid[x] == c)
-        return self._grow(c) + self.w_climb * dc
+        return self.grow(c) + self.w_climb * dc
 
     def add_delta(self, t: int) -> int:
         """The value change of a new knight of mine on the empty square t."""
@@ -526,7 +526,9 @@ class HeuristicAgent:
             return min(legal, key=lambda a: (DIST[a - SELECT][CENTRE], a))
         if d == ACTION:
             return self._action(observation, ctx, legal)
-        if d not in (MOVE_TO, CARD_SOURCE, CARD_TARGET, KING_MOVE, SETUP_KNIGHT, SETUP_KING):
+        if d in (MOVE_TO, CARD_SOURCE, CARD_TARGET):
+            return self._follow_up(self._gains(observation, ctx.phase).val, ctx, legal)
+        if d not in (KING_MOVE, SETUP_KNIGHT, SETUP_KING):
             return legal[0]  # D3a: the largest stack; D11: the largest stack with room
         view = self.reader.read_board(observation)
         if d == SETUP_KNIGHT:
@@ -534,9 +536,11 @@ class HeuristicAgent:
         if d == SETUP_KING:  # next to my own knight, where I can reach its levels
             mine = view.mine
             return min(legal, key=lambda a: (min(DIST[a - SELECT][k] for k in mine), a))
-        if d == KING_MOVE:
-            return self._king_move(view, ctx.phase, legal)
-        val = Valuer(view, ctx.phase, self.n)
+        return self._king_move(view, ctx.phase, legal)
+
+    def _follow_up(self, val: Valuer, ctx: Context, legal: list[int]) -> int:
+        """D4a, D7, D8: the rest of a move or a card, on the board of the action that began it."""
+        d = ctx.decision
         if d == MOVE_TO:  # D4a: the best destination of the chosen knight
             a = ctx.selected()
             return self._pick(val, legal, val.move_deltas(a, [x - SELECT for x in legal]),
@@ -547,6 +551,18 @@ class HeuristicAgent:
         kind = BLOCK if card == EXTRA_BLOCK else BLOCK_MOVE if card == MOVE_BLOCK else MOVE
         return self._pick(val, legal, self._card_deltas(val, card, a, [x - SELECT for x in legal]),
                           lambda x: [(kind, a, x - SELECT)])
+
+    def _gains(self, observation: np.ndarray, phase: int) -> Gains:
+        """The valuation of this position and what is known of it, remembered (a pure cache): the gains of
+        the action phase depend on the board and the phase alone, which stay the same over the decisions of
+        a turn that only buy cards or move the score, and through a move's or a card's later decisions."""
+        key = (self.reader.board_bytes(observation), phase)
+        gains = self._memo.get(key)
+        if gains is None:
+            gains = self._memo[key] = Gains(Valuer(self.reader.read_board(observation), phase, self.n))
+            if len(self._memo) > MEMO_SIZE:
+                del self._memo[next(iter(self._memo))]  # the oldest
+        return gains
 
     # ----------------------------------------------------------------- choosing among valued candidates
     @staticmethod
@@ -594,15 +610,8 @@ class HeuristicAgent:
         return self._pick(val, legal, exact, changes)
 
     def _action(self, observation: np.ndarray, ctx: Context, legal: list[int]) -> int:
-        """D4. The gains of moves, new knights, blocks and cards depend on the board and the phase alone,
-        which stay the same over the decisions of a turn that only buy cards or move the score: they are
-        remembered per board (a pure cache), with the choice per menu."""
-        key = (self.reader.board_bytes(observation), ctx.phase)
-        gains = self._memo.get(key)
-        if gains is None:
-            gains = self._memo[key] = Gains(Valuer(self.reader.read_board(observation), ctx.phase, self.n))
-            if len(self._memo) > MEMO_SIZE:
-                del self._memo[next(iter(self._memo))]  # the oldest
+        """D4, with the choice remembered per menu of the position."""
+        gains = self._gains(observation, ctx.phase)
         small_hand = ctx.hand() < HAND_WANTED
         menu = (small_hand, tuple(legal))
         choice = gains.choices.get(menu)
@@ -668,9 +677,15 @@ class HeuristicAgent:
         cid, near = val.view.cid, val.near
         for a in actions:
             t = a - PLACE_BLOCK
-            if cid[t] >= 0 and t not in near:
+            if t in near:
+                gain = 2 * val.block_delta(t)
+            elif cid[t] >= 0:
                 continue  # a raise away from my knights changes nothing
-            gain = 2 * val.block_delta(t)
+            else:  # an extension away from my knights: its castle's growth
+                for x in NEIGH[t]:
+                    if cid[x] >= 0:
+                        break
+                gain = 2 * val.grow(cid[x])
             if gain > best[0]:
                 best = (gain, a)
         return best

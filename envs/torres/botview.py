@@ -61,7 +61,7 @@ class Context:
 
     def hand(self) -> int:
         """How many cards I hold."""
-        return int(self._obs[self._reader.hand].sum())
+        return int(sum(self._obs[self._reader.hand].tolist()))
 
 
 class Reader:
