@@ -15,6 +15,7 @@ engine's own board (:meth:`View.to_board`).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import lru_cache
 
 import numpy as np
@@ -148,17 +149,19 @@ class View:
     door exits cached per castle assume the blocks of the observation.
     """
 
-    __slots__ = ("h", "cid", "castles", "area", "occ", "_knights", "mine", "king", "_best", "_exits", "_rows")
+    __slots__ = ("h", "cid", "castles", "area", "occ", "_knights", "mine", "king", "_best", "_exits", "_rows",
+                 "_spots")
 
     def __init__(self, h: list[int], cid: list[int], castles: list[list[int]], occ: list[int], knights: list[int],
                  king: int, others_best: np.ndarray):
         self.h, self.cid, self.castles, self.occ, self.king = h, cid, castles, occ, king
-        self.area = [len(squares) for squares in castles]
+        self.area = list(map(len, castles))
         self._knights = knights  # 64·row + square, ascending
-        self.mine = [k for k in knights if k < SQUARES]
+        self.mine = knights[:bisect_left(knights, SQUARES)]
         self._best: np.ndarray | list[int] = others_best  # read when first asked for
         self._exits: dict[int, tuple] = {}
         self._rows: list[list[int]] | None = None
+        self._spots: dict[int, list[int]] | None = None
 
     def rows(self, n: int) -> list[list[int]]:
         """Each of the n seats' knights, ascending (row 0 = me)."""
@@ -197,10 +200,12 @@ class View:
         c = self.cid[a]
         return self.h[a] < self.area[c] if c >= 0 else self.touch(a) != MANY
 
-    def add_targets(self, knights: list[int]) -> set[int]:
-        """T25 (and T47): empty squares next to one of ``knights`` at a level at most theirs."""
-        h, occ = self.h, self.occ
-        return {t for k in knights for t in NEIGH[k] if occ[t] == EMPTY and h[t] <= h[k]}
+    def spots(self) -> dict[int, list[int]]:
+        """Per knight of mine, the empty squares next to it at a level at most its own (T25), kept."""
+        if self._spots is None:
+            h, occ = self.h, self.occ
+            self._spots = {k: [t for t in NEIGH[k] if occ[t] == EMPTY and h[t] <= h[k]] for k in self.mine}
+        return self._spots
 
     # ----------------------------------------------------------------- knight movement (T26–T29)
     def exits(self, c: int) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
@@ -278,8 +283,9 @@ class View:
             return self.door_targets(a, climb=True)
         if card == DIAGONAL_MOVE:  # T44
             return [c for c in DIAG[a] if occ[c] == EMPTY and h[c] <= h[a] + 1]
-        if card == RELOCATE_KNIGHT:  # T47
-            return self.add_targets([k for k in self.mine if k != a])
+        if card == RELOCATE_KNIGHT:  # T47: next to another of my knights, as if added there
+            spots = self.spots()
+            return {t for k in self.mine if k != a for t in spots[k]}
         if card == JUMP_OVER:  # T48: over a knight, never the king
             return [c for mid, c in JUMPS[a] if 0 <= occ[mid] < KING and occ[c] == EMPTY and h[c] <= h[a] + 1]
         if card == EXTRA_BLOCK:  # T42
