@@ -8,13 +8,23 @@ its knights stand on, adding knights next to castles — plays AP cards at once 
 best use pays, buys cards in the first two phases, and turns action points it cannot use into score steps
 (T35). Between phases it moves the king to the castle where its knights stand on the next bonus level.
 
-How it is fast: it reads the observation into flat lists once per decision (``botview.py``) and values each
-candidate by what it changes, never by re-valuing the board (:class:`Valuer`). A move, a block or a new
-knight changes the points of at most two castles, the bonus and the steps up of the knights next to the
-squares it touches. Values are kept exact as integers, ``D`` × value with D = 2(n − 1), so that comparing
-them is exact; the bot they replace compared floats, and where two candidates tie exactly it ordered them by
-their floats, which can differ in the last bit when n − 1 = 3 (the value divides by it): on such ties the
-float value is computed as that bot did (:meth:`Valuer.float_value`), so that the choices are the same.
+How it is fast (the choices are those of the bot it replaces, which rebuilt the engine's board from every
+observation and re-valued the whole board for every candidate):
+
+- it reads the observation into flat lists once (``botview.py``) and values each candidate by what it
+  changes (:class:`Valuer`): a move, a block or a new knight changes the points of at most two castles, the
+  bonus and the steps up of the knights next to the squares it touches. What a knight's leaving changes is
+  found once per knight; the share of a far arrival once per square; ground door exits, which differ only
+  in the step up beside them, are ranked once per castle; a castle's door exits are kept across calls.
+- Values are exact integers, ``D`` × value with D = 2(n − 1), so comparing them is exact. The old bot
+  compared floats; its action-phase gains were compared with a tolerance far below the gains' spacing
+  (1/24 point), so exact comparison chooses the same, and where its float keys ordered exactly tied
+  candidates (D4a, D7, D8) by their last bit, which happens when n − 1 = 3 divides the value, the float is
+  computed as it did (:meth:`Valuer.float_value`).
+- It remembers (a pure cache, :class:`Gains`, keyed by the heights, the pieces and the phase: the castles
+  are the groups of squares with blocks) the valuation of a position and the action-phase gains found on
+  it. Within a turn the position stays the same over score steps and card buys, and over the later
+  decisions of a move or a card, so most decisions reuse them.
 """
 
 from __future__ import annotations
@@ -254,8 +264,8 @@ class Valuer:
     def best_move(self, a: int, tunnel: bool) -> int:
         """The largest value change of a move of my knight on a (T26)."""
         view = self.view
-        if tunnel:
-            return max(self.move_deltas(a, view.move_targets(a, tunnel)))
+        if tunnel:  # T29
+            return max(self.move_deltas(a, view.steps(a) + list(view.tunnel_targets(a))))
         castles, raised = view.door_parts(a)
         leaving = self._leave(a)
         best = max(self.move_deltas(a, view.steps(a) + raised, leaving), default=NO_VALUE)  # with the exits beside a

@@ -1,16 +1,18 @@
 """A light, read-only view of one Torres observation for the heuristic bot (``bots.py``).
 
 The engine's :class:`~.board.Board` keeps castles, touch tables and caches current move by move, which pays
-over a game but not for one decision: rebuilding one from every observation cost the bot a large part of
-its time. :class:`Reader` takes the offsets of the fields the bot needs from the game's layout once, and
-reads an observation with a few numpy calls into plain Python lists (small data is faster in Python than
-through numpy calls of about a microsecond each): the pending decision and context (:class:`Context`), and
-on demand the board (:class:`View`): heights, castle ids, each castle's squares and area, and the pieces.
+over a game but not for one decision: rebuilding one from every observation cost the bot much of its time.
+:class:`Reader` takes the offsets of the fields the bot needs from the game's layout once, and reads an
+observation with a few numpy calls into plain Python lists (small data is faster in Python than through
+numpy calls of about a microsecond each): the pending decision and phase (:class:`Context`, the other
+context fields on request), and the board (:class:`View`): heights, castle ids, each castle's squares and
+area, and the pieces.
 
-:class:`View` answers the rules' geometric questions the bot asks, on those lists, exactly as ``board.py``
-and ``cards.py`` answer them (steps T27, doors T28, tunnels T29, block targets T31, card targets T40–T48),
-computing a castle's door exits only when a door is asked about. For the rare MOVE_BLOCK card it builds the
-engine's own board (:meth:`View.to_board`).
+:class:`View` answers the rules' geometric questions the bot asks, on those lists, as ``board.py`` and
+``cards.py`` answer them (steps T27, doors T28, tunnels T29, block targets T31, card targets T40–T48).
+Castles never touch (T31), so a castle's door exits depend on the castle alone: :func:`castle_exits` keeps
+them across calls, keyed by the castle's squares and heights. For the rare MOVE_BLOCK card the view builds
+the engine's own board (:meth:`View.to_board`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from ..core.game import Game
 from .board import DIAG, EMPTY, JUMPS, KING, MANY, MAX_CASTLES, NEIGH, NONE, SQUARES, Board
 from .cards import DIAGONAL_MOVE, DOOR_CLIMB, EXTRA_BLOCK, JUMP_OVER, JUMP_UP_TWO, NUM_CARD_TYPES, RELOCATE_KNIGHT
 from .observation import H_SCALE
-
 
 ID_BITS = MAX_CASTLES.bit_length() - 1  # the castle one-hot of square s, id c is at 16·s + c: s = i >> 4
 SQUARE_BITS = SQUARES.bit_length() - 1  # a knight of row r on s is at 64·r + s
@@ -141,12 +142,13 @@ def castle_exits(squares: tuple[int, ...], heights: tuple[int, ...]) -> tuple[tu
 
 
 class View:
-    """Heights, castle ids (``NONE`` on the ground) and areas, occupants, my knights (ascending) and the king
-    of one observation, with the rules' geometry on them; every seat's knights and each castle's squares
-    on request.
+    """Heights, castle ids (``NONE`` on the ground), each castle's squares and area, occupants, my knights
+    (ascending) and the king of one observation, with the rules' geometry on them; every seat's knights
+    and the opponents' best levels on request. It holds no reference to the observation, so that it may be
+    kept (the bot remembers positions).
 
     The bot may change ``h``, ``cid``, ``area`` and ``occ`` to value a candidate, and must restore them; the
-    door exits cached per castle assume the blocks of the observation.
+    door exits and knight spots kept for the view assume the observed position.
     """
 
     __slots__ = ("h", "cid", "castles", "area", "occ", "_knights", "mine", "king", "_best", "_exits", "_rows",
@@ -267,10 +269,6 @@ class View:
             for s, t in tunnel.items():
                 out.update(x for x in NEIGH[s] if occ[x] == EMPTY and h[x] <= t)
         return out
-
-    def move_targets(self, a: int, tunnel: bool) -> set[int]:
-        """T26: the step (T27) and door or tunnel targets of the knight on a."""
-        return set(self.steps(a)).union(self.tunnel_targets(a) if tunnel else self.door_targets(a))
 
     def card_targets(self, card: int, a: int, exact_jump: bool) -> set[int] | list[int]:
         """D8 as ``cards.card_targets`` for the knight cards and EXTRA_BLOCK: the destinations of ``card``
