@@ -17,8 +17,8 @@ observation and re-valued the whole board for every candidate):
   found once per knight; the share of a far arrival once per square; ground door exits, which differ only
   in the step up beside them, are ranked once per castle; a castle's door exits are kept across calls.
 - Values are exact integers, ``D`` × value with D = 2(n − 1), so comparing them is exact. The old bot
-  compared floats; its action-phase gains were compared with a tolerance far below the gains' spacing
-  (1/24 point), so exact comparison chooses the same, and where its float keys ordered exactly tied
+  compared floats; its action-phase gains, all multiples of 1/(2D) point, were compared with a tolerance
+  far below that, so exact comparison chooses the same, and where its float keys ordered exactly tied
   candidates (D4a, D7, D8) by their last bit, which happens when n − 1 = 3 divides the value, the float is
   computed as it did (:meth:`Valuer.float_value`).
 - It remembers (a pure cache, :class:`Gains`, keyed by the heights, the pieces and the phase: the castles
