@@ -24,6 +24,7 @@ summed palace by palace in the same order whatever is memoised, so ties break ex
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -68,7 +69,19 @@ from .game import (
     TILES,
     palace_score,
 )
-from .payments import CARD_Z, COPIES, CURRENCY, GROUP_Z, NUM_KINDS, NUM_UNITS, UNSET, Z, best_pay, unit_kinds, unit_value
+from .payments import (
+    CARD_Z,
+    COPIES,
+    CURRENCY,
+    GROUP_Z,
+    NUM_KINDS,
+    UNSET,
+    Z,
+    best_pay,
+    reach,
+    unit_kinds,
+    unit_value,
+)
 
 MONEY_WORTH = 0.35  # points per unit of money value early in the game
 GROWTH = {1: 5.0, 2: 6.0, 3: 5.0, 4: 5.0}  # points a palace of t tiles usually gains with one more tile
@@ -80,6 +93,7 @@ CACHE = 1 << 16  # entries per memoised function: positions recur within a game,
 FLOORS = 5
 CELL = 4  # a palace floor's cell: material one-hot (3), windows / 3
 SLOT_CELLS = FLOORS * CELL
+ROUNDING = 1e-6  # far above the rounding error of a sum of palace values, far below any real difference
 
 Palace = tuple[int, ...]  # tile ids bottom to top (a twin stands for its identical partner)
 Palaces = tuple[Palace, ...]
@@ -91,15 +105,25 @@ TWIN = {t: u for t in range(NUM_TILES) for u in range(t + 1, NUM_TILES)
 
 
 # ----------------------------------------------------------------- valuing palaces (pure, memoised)
+# the growth terms of a palace by (tiles, top floor): one per free floor above its top (``palace_value``)
+GROWTH_TERMS = {(t, top): tuple(GROWTH[t + j] for j in range(min(5 - top, 5 - t)))
+                for t in range(1, 6) for top in range(1, 6)}
+GROWTH_SUM = {key: sum(g * GROWTH_DECAY ** j for j, g in enumerate(terms)) for key, terms in GROWTH_TERMS.items()}
+
+
+@lru_cache(maxsize=CACHE)
+def _score(palace: Palace) -> int:
+    return palace_score(list(palace))
+
+
 @lru_cache(maxsize=CACHE)
 def palace_value(palace: Palace, stage: float) -> float:
     """Score plus what the palace may still grow into: one more tile per free floor above its top, each less
     likely, all scaled by ``stage`` (the share of the stacks left)."""
-    value = float(palace_score(list(palace)))
-    t, room = len(palace), 5 - FLOOR[palace[-1]]
+    value = float(_score(palace))
     weight = stage
-    for j in range(min(room, 5 - t)):
-        value += weight * GROWTH[t + j]
+    for growth in GROWTH_TERMS[len(palace), FLOOR[palace[-1]]]:
+        value += weight * growth
         weight *= GROWTH_DECAY
     return value
 
@@ -113,28 +137,63 @@ def worth(palaces: Palaces, stage: float) -> float:
     return sum([palace_value(p, stage) for p in palaces])
 
 
-@lru_cache(maxsize=CACHE)
-def best_placement(palaces: Palaces, t: int, stage: float) -> tuple[int, Palaces]:
-    """P51: (action, palaces after) of the placement of tile t worth most, the first in action order on a tie
-    (on a palace with a lower top, new palace, discard). Each option's worth is the same sum, palace by palace,
-    as a plain evaluation of the palaces after it."""
-    values = [palace_value(p, stage) for p in palaces]
-    best, action, slot = -np.inf, DEST_DISCARD, -1
+# ----------------------------------------------------------------- placing tiles: gains in short, then exactly
+# A choice compares worths, sums of palace values. The gain of a move is found in short from the few palaces it
+# changes, each value a line in the stage (``_palace_line``, kept from turn to turn and game to game); it
+# differs from the difference of the sums by rounding only (~1e-13). So the sums are taken only where choices lie
+# within ``ROUNDING`` of each other, and a choice is exactly that of comparing the sums everywhere.
+def _palace_line(palace: Palace) -> tuple[int, float]:
+    """``palace_value`` as a line in the stage: (score, growth), value = score + stage · growth up to rounding."""
+    return _score(palace), GROWTH_SUM[len(palace), FLOOR[palace[-1]]]
+
+
+def _line(new: tuple[Palace, ...], old: tuple[Palace, ...]) -> tuple[float, float]:
+    """The gain of replacing palaces ``old`` by ``new``, as a line (a, b): a + stage · b."""
+    lines = [_palace_line(p) for p in new]
+    gone = [_palace_line(p) for p in old]
+    return sum(a for a, _ in lines) - sum(a for a, _ in gone), sum(b for _, b in lines) - sum(b for _, b in gone)
+
+
+def _placing_line(palace: Palace, t: int) -> tuple[float, float]:
+    grown = palace + (t,)
+    return _score(grown) - _score(palace), \
+        GROWTH_SUM[len(grown), FLOOR[t]] - GROWTH_SUM[len(palace), FLOOR[palace[-1]]]
+
+
+def _placements(palaces: Palaces, t: int, stage: float) -> list[tuple[float, int]]:
+    """P51: every placement of tile t, in action order, as (gain up to rounding, slot): on a palace with a lower
+    top, a new palace (slot ``len(palaces)``) or the discard (slot −1)."""
+    out = []
     for s, p in enumerate(palaces):
         if FLOOR[p[-1]] < FLOOR[t]:
-            total = sum(values[:s] + [palace_value(p + (t,), stage)] + values[s + 1:])
-            if total > best:
-                best, action, slot = total, DEST + s, s
-    total = sum(values + [palace_value((t,), stage)])
-    if total > best:
-        best, action = total, DEST_NEW
-    if sum(values) > best:
-        action = DEST_DISCARD
-    if action == DEST_NEW:
-        return action, palaces + ((t,),)
-    if action == DEST_DISCARD:
-        return action, palaces
-    return action, palaces[:slot] + (palaces[slot] + (t,),) + palaces[slot + 1:]
+            a, b = _placing_line(p, t)
+            out.append((a + stage * b, s))
+    a, b = _palace_line((t,))
+    return out + [(a + stage * b, len(palaces)), (0.0, -1)]
+
+
+def _placed(palaces: Palaces, t: int, s: int) -> Palaces:
+    if s < 0:
+        return palaces
+    if s == len(palaces):
+        return palaces + ((t,),)
+    return palaces[:s] + (palaces[s] + (t,),) + palaces[s + 1:]
+
+
+def _near(options: list[tuple[float, int]]) -> list[int]:
+    """The options within ``ROUNDING`` of the best, in their order."""
+    top = max(g for g, _ in options)
+    return [s for g, s in options if g >= top - ROUNDING]
+
+
+@lru_cache(maxsize=CACHE)
+def best_placement(palaces: Palaces, t: int, stage: float) -> tuple[int, Palaces]:
+    """(action, palaces after) of the placement of tile t whose palaces are worth most, the first in action order
+    on a tie."""
+    near = _near(_placements(palaces, t, stage))
+    s = near[0] if len(near) == 1 else max(near, key=lambda s: worth(_placed(palaces, t, s), stage))
+    action = DEST_DISCARD if s < 0 else DEST_NEW if s == len(palaces) else DEST + s
+    return action, _placed(palaces, t, s)
 
 
 @lru_cache(maxsize=CACHE)
@@ -147,19 +206,54 @@ def tiles_gain(palaces: Palaces, tiles: tuple[int, ...], stage: float) -> float:
 
 
 @lru_cache(maxsize=CACHE)
+def _placing(palaces: Palaces, t: int, stage: float) -> tuple[float, int, bool]:
+    """The best placement of tile t up to rounding: (gain, slot as in ``_placements``, whether it is the only one
+    within ``ROUNDING`` of the best)."""
+    options = _placements(palaces, t, stage)
+    gain, s = max(options)
+    return gain, s, sum(g >= gain - ROUNDING for g, _ in options) == 1
+
+
+@lru_cache(maxsize=CACHE)
+def rough_tiles_gain(palaces: Palaces, tiles: tuple[int, ...], stage: float) -> tuple[float, bool, Palaces | None]:
+    """``tiles_gain`` up to rounding, whether that is sure and the palaces after: not sure if a tile but the last
+    had placements within ``ROUNDING`` of each other (the exact sums might place it elsewhere, and the next tile
+    differently); no palaces after if any tile had."""
+    order = sorted(tiles, key=lambda x: (FLOOR[x], x))
+    gain, after = 0.0, palaces
+    for i, t in enumerate(order):
+        best, s, alone = _placing(after, t, stage)
+        gain += best
+        if not alone:
+            return gain, i == len(order) - 1, None
+        after = _placed(after, t, s)
+    return gain, True, after
+
+
+def exact_tiles_gain(palaces: Palaces, tiles: tuple[int, ...], stage: float, after: Palaces | None) -> float:
+    """``tiles_gain``, from the palaces after the placements when ``rough_tiles_gain`` found them."""
+    return tiles_gain(palaces, tiles, stage) if after is None else worth(after, stage) - worth(palaces, stage)
+
+
+@lru_cache(maxsize=CACHE)
 def buy_plan(palaces: Palaces, supply: tuple[int, ...], bp: int, price: int, stage: float
              ) -> tuple[float, tuple[int, ...]]:
     """The best one or two of the ``supply`` tiles to buy at ``price`` with BestPay ``bp``, with their gain over
-    the cost; (−inf, ()) if none can be paid."""
+    the cost (the larger tiles list on a tie); (−inf, ()) if none can be paid. Exactly evaluated are only the
+    options whose rough gain is unsure or within ``ROUNDING`` of the best sure one; the others fall short."""
     mw = money_worth(stage)
-    best: tuple[float, list[int]] = (-np.inf, [])
+    options = []
     for i, a in enumerate(supply):
-        options = [[a]] + ([[a, b] for b in supply[i + 1:]] if bp >= 2 * price else [])
-        for tiles in options:
+        for tiles in [[a]] + ([[a, b] for b in supply[i + 1:]] if bp >= 2 * price else []):
             if bp >= len(tiles) * price:
-                gain = tiles_gain(palaces, tuple(tiles), stage) - mw * len(tiles) * price
-                best = max(best, (gain, tiles))
-    return best[0], tuple(best[1])
+                gain, sure, after = rough_tiles_gain(palaces, tuple(tiles), stage)
+                options.append((gain - mw * len(tiles) * price, sure, tiles, after))
+    if not options:
+        return -np.inf, ()
+    top = max((g for g, sure, _, _ in options if sure), default=-np.inf)
+    gain, tiles = max((exact_tiles_gain(palaces, tuple(tiles), stage, after) - mw * len(tiles) * price, tiles)
+                      for g, sure, tiles, after in options if not sure or g >= top - ROUNDING)
+    return gain, tuple(tiles)
 
 
 @lru_cache(maxsize=CACHE)
@@ -171,35 +265,109 @@ def auction_gain(palaces: Palaces, lot: tuple[int, ...], stage: float) -> float:
 
 
 @lru_cache(maxsize=CACHE)
-def reconstruct_moves(palaces: Palaces, stage: float) -> tuple[tuple[float, int, int], ...]:
-    """Every REMOVE, INSERT and DISCARD (P56): (gain in points, tile, destination action)."""
-    values = [palace_value(p, stage) for p in palaces]
-    before = sum(values)
-    out = []
-    for s, palace in enumerate(palaces):
-        for t in palace:
-            if len(palace) > 1:
-                rest = tuple(x for x in palace if x != t)
-                after = values[:s] + [palace_value(rest, stage)] + values[s + 1:] + [palace_value((t,), stage)]
-                out.append((sum(after) - before, t, DEST_NEW))
-                continue
-            out.append((sum(values[:s] + values[s + 1:]) - before, t, DEST_DISCARD))
-            for i, target in enumerate(palaces):
-                if i != s and all(FLOOR[x] != FLOOR[t] for x in target):
-                    grown = palace_value(tuple(sorted(target + (t,), key=FLOOR.__getitem__)), stage)
-                    after = [grown if j == i else v for j, v in enumerate(values) if j != s]
-                    out.append((sum(after) - before, t, DEST + i))
-    return tuple(out)
+def buys(palaces: Palaces, supply: tuple[int, ...], bp: int, price: int, stage: float, lot: tuple[int, ...]) -> bool:
+    """D3: whether the best buy gains at least what the next lot looks worth."""
+    plan = buy_plan(palaces, supply, bp, price, stage)[0]
+    rough, sure = rough_auction_gain(palaces, lot, stage)
+    if sure and abs(plan - rough) > ROUNDING:
+        return plan > rough
+    return plan >= auction_gain(palaces, lot, stage)
 
 
 @lru_cache(maxsize=CACHE)
-def best_reconstruct_gain(palaces: Palaces, hand: tuple[int, ...], stage: float) -> float:
-    """The best reconstruct move's gain less what its cheapest card is worth; −inf if there is none."""
-    moves = reconstruct_moves(palaces, stage)
-    if not moves:
-        return -np.inf
-    cheapest = min((card_loss(hand, k) for k in range(NUM_KINDS) if hand[k]), default=0)
-    return max(moves)[0] - money_worth(stage) * cheapest
+def distribution_pick(palaces: Palaces, legal: tuple[int, ...], stage: float) -> int:
+    """D7: the tile that gains most, the first on a tie."""
+    gains = {a: _placing(palaces, a - TILE, stage)[0] for a in legal}
+    top = max(gains.values())
+    return max((a for a in legal if gains[a] >= top - ROUNDING), key=lambda a: tiles_gain(palaces, (a - TILE,), stage))
+
+
+def rough_auction_gain(palaces: Palaces, lot: tuple[int, ...], stage: float) -> tuple[float, bool]:
+    """``auction_gain`` up to rounding, and whether that is sure (``rough_tiles_gain``)."""
+    if len(lot) >= 4:
+        return max(_placing(palaces, t, stage)[0] for t in lot), True
+    gain, sure, _ = rough_tiles_gain(palaces, lot, stage)
+    return 0.6 * gain, sure
+
+
+Change = tuple[dict[int, Palace | None], tuple[Palace, ...]]  # palaces replaced (None: gone) and palaces added
+
+
+@lru_cache(maxsize=CACHE)
+def _leaving(palace: Palace) -> tuple[tuple[int, Palace | None], ...]:
+    """P56, the moves that take a tile out of ``palace``: (tile, rest) to REMOVE it into a new palace, or
+    (tile, None) for the tile of a single-tile palace, to DISCARD or INSERT elsewhere (``_grown``)."""
+    if len(palace) == 1:
+        return ((palace[0], None),)
+    return tuple((t, tuple(x for x in palace if x != t)) for t in palace)
+
+
+def _grown(target: Palace, t: int) -> Palace | None:
+    """INSERT (P56): ``target`` with tile t on its floor, None if the floor is taken."""
+    if any(FLOOR[x] == FLOOR[t] for x in target):
+        return None
+    return tuple(sorted(target + (t,), key=FLOOR.__getitem__))
+
+
+def _reconstructions(palaces: Palaces) -> Iterator[tuple[int, int, Change]]:
+    """Every REMOVE, INSERT and DISCARD: (tile, destination action, change of the palaces)."""
+    for s, palace in enumerate(palaces):
+        for t, rest in _leaving(palace):
+            if rest is not None:
+                yield t, DEST_NEW, ({s: rest}, ((t,),))
+                continue
+            yield t, DEST_DISCARD, ({s: None}, ())
+            for i, target in enumerate(palaces):
+                if i != s and (grown := _grown(target, t)) is not None:
+                    yield t, DEST + i, ({s: None, i: grown}, ())
+
+
+@lru_cache(maxsize=CACHE)
+def reconstruct_moves(palaces: Palaces, stage: float) -> tuple[tuple[float, int, int], ...]:
+    """Every reconstruct move as (gain in points, tile, destination action), the worths summed palace by palace
+    in the order of the palaces after the move."""
+    values = [palace_value(p, stage) for p in palaces]
+    before = sum(values)
+    out = []
+    for t, dest, (replaced, added) in _reconstructions(palaces):
+        kept = [values[j] if j not in replaced else None if replaced[j] is None else palace_value(replaced[j], stage)
+                for j in range(len(palaces))]
+        after = [v for v in kept if v is not None] + [palace_value(p, stage) for p in added]
+        out.append((sum(after) - before, t, dest))
+    return tuple(out)
+
+
+# ----------------------------------------------------------------- D1 in short (lines, as above)
+@lru_cache(maxsize=CACHE)
+def _leaving_lines(palace: Palace) -> tuple[tuple[float, float], ...]:
+    """The gain lines of REMOVE and DISCARD from ``palace``; they depend on it alone, so they last while it does."""
+    return tuple(_line((rest, (t,)) if rest is not None else (), (palace,)) for t, rest in _leaving(palace))
+
+
+@lru_cache(maxsize=CACHE)
+def _insert_line(single: Palace, target: Palace) -> tuple[float, float] | None:
+    """The gain line of INSERT of the single-tile palace ``single`` into ``target``, None if its floor is taken."""
+    grown = _grown(target, single[0])
+    return None if grown is None else _line((grown,), (single, target))
+
+
+@lru_cache(maxsize=CACHE)
+def reconstruct_pays(palaces: Palaces, hand: tuple[int, ...], stage: float) -> bool:
+    """D1: whether the best reconstruct move gains ``RECONSTRUCT_MARGIN`` over its cheapest card. The lines give
+    each gain up to rounding, so the exact sums are needed only within ``ROUNDING`` of the margin."""
+    lines = [line for p in palaces for line in _leaving_lines(p)]
+    lines += [line for j, s in enumerate(palaces) if len(s) == 1 for i, p in enumerate(palaces) if i != j and
+              (line := _insert_line(s, p)) is not None]
+    if not lines:
+        return False
+    rough = max(a + stage * b for a, b in lines)
+    if rough < RECONSTRUCT_MARGIN - ROUNDING:  # the card only costs more
+        return False
+    rough -= money_worth(stage) * cheapest_loss(hand)
+    if abs(rough - RECONSTRUCT_MARGIN) > ROUNDING:
+        return rough > RECONSTRUCT_MARGIN
+    return max(reconstruct_moves(palaces, stage))[0] - money_worth(stage) * cheapest_loss(hand) >= \
+        RECONSTRUCT_MARGIN
 
 
 # ----------------------------------------------------------------- valuing money (pure, memoised)
@@ -216,6 +384,12 @@ def card_loss(hand: tuple[int, ...], k: int) -> int:
     less = list(hand)
     less[k] -= 1
     return best_pay(hand) - best_pay(less)
+
+
+@lru_cache(maxsize=CACHE)
+def cheapest_loss(hand: tuple[int, ...]) -> int:
+    """BestPay lost by paying the card that costs least of it (0 with no card)."""
+    return min((card_loss(hand, k) for k in range(NUM_KINDS) if hand[k]), default=0)
 
 
 @lru_cache(maxsize=CACHE)
@@ -288,12 +462,10 @@ def _decode_palaces(raw: bytes, dtype: np.dtype) -> Palaces:
     palaces = []
     for s in range(0, len(cells), SLOT_CELLS):
         palace = []
-        for f in range(FLOORS):
-            cell = cells[s + CELL * f:s + CELL * f + CELL]
-            for m in range(3):
-                if cell[m]:
-                    palace.append(TILE_BY_LOOK[m, f + 1, round(cell[3] * 3)])
-                    break
+        for i in range(s, s + SLOT_CELLS, CELL):
+            material = 0 if cells[i] else 1 if cells[i + 1] else 2 if cells[i + 2] else -1
+            if material >= 0:
+                palace.append(TILE_BY_LOOK[material, (i - s) // CELL + 1, round(cells[i + 3] * 3)])
         palaces.append(tuple(palace))
     return tuple(palaces)
 
@@ -308,6 +480,11 @@ class HeuristicAgent:
         layout = game.layout
         self.size = layout.size
         self.at = {f.name: f.start for f in layout}
+        # the open payment's fields, read together: (offset, size) each and the span of the four
+        self.payment_fields = tuple((layout[name].start, layout[name].size) for name in
+                                    ("payment_value", "payment_target", "payment_currency", "last_unit"))
+        self.payment_span = (min(at for at, _ in self.payment_fields),
+                             max(at + size for at, size in self.payment_fields))
         self.mine = slice(layout["palaces"].start, layout["palaces"].start + layout["palaces"].size
                           // game.num_players)
 
@@ -326,18 +503,13 @@ class HeuristicAgent:
         if d == PICK:
             return best_pick(self._hand(), tuple(legal))
         if d == MODE:
-            if BUY not in legal:
-                return AUCTION
-            palaces, stage = self._palaces(), self._stage()
-            return BUY if self._buy_plan(palaces, stage)[0] >= auction_gain(palaces, self._next_lot(), stage) \
-                else AUCTION
+            return self._mode(legal)
         if d == BID:
             return self._bid(legal)
         if d == PAY:
             return self._pay(legal)
         if d == DISTRIBUTE:
-            palaces, stage = self._palaces(), self._stage()
-            return max(legal, key=lambda a: tiles_gain(palaces, (a - TILE,), stage))
+            return distribution_pick(self._palaces(), tuple(legal), self._stage())
         if d == PLACE:
             action, _ = best_placement(self._palaces(), self._focus(), self._stage())
             return action if action in legal else DEST_DISCARD
@@ -354,8 +526,8 @@ class HeuristicAgent:
     def _one_hot(self, name: str, size: int) -> int:
         """The index set in a one-hot field, −1 if none is."""
         at = self.at[name]
-        hot = self.obs[at:at + size].nonzero()[0]
-        return int(hot[0]) if len(hot) else -1
+        i = int(self.obs[at:at + size].argmax())
+        return i if self.obs.item(at + i) else -1
 
     def _hand(self) -> tuple[int, ...]:
         at = self.at["hand"]
@@ -403,30 +575,40 @@ class HeuristicAgent:
         return ()
 
     def _payment(self) -> tuple[int, int, int, int]:
-        """The open payment or bidding step: (target T, missing T − V, currency c*, lowest unit allowed)."""
+        """The open payment or bidding step: (target T, missing T − V, currency c*, lowest unit allowed), from one
+        read of its neighbouring fields."""
+        start, stop = self.payment_span
+        cells = self.obs[start:stop].tolist()
+        value, target, currency, last = (cells[at - start:at - start + size] for at, size in self.payment_fields)
         scale = self.game.pay_scale
-        target = self._scalar("payment_target", scale)
-        currency = self._one_hot("payment_currency", 3)
-        last = self._one_hot("last_unit", NUM_UNITS)
-        low = last + CARD if self.canonical and last >= 0 else 0  # P23a: no unit below the last one
-        return target, target - self._scalar("payment_value", scale), UNSET if currency < 0 else currency, low
+        target = round(target[0] * scale)
+        c = max(currency)
+        currency = currency.index(c) if c else UNSET
+        hot = max(last)
+        low = last.index(hot) + CARD if self.canonical and hot else 0  # P23a: no unit below the last one
+        return target, target - round(value[0] * scale), currency, low
 
     # ----------------------------------------------------------------- decisions
     def _choose_action(self, legal: list[int]) -> int:
-        if RECONSTRUCT in legal and \
-                best_reconstruct_gain(self._palaces(), self._hand(), self._stage()) >= RECONSTRUCT_MARGIN:
+        if RECONSTRUCT in legal and reconstruct_pays(self._palaces(), self._hand(), self._stage()):
             return RECONSTRUCT
         if TAKE_MONEY in legal and best_pay(self._hand()) < POOR:
             return TAKE_MONEY
         return TILES
 
-    def _buy_plan(self, palaces: Palaces, stage: float) -> tuple[float, tuple[int, ...]]:
+    def _mode(self, legal: list[int]) -> int:
+        if BUY not in legal:
+            return AUCTION
+        palaces, stage = self._palaces(), self._stage()
+        return BUY if buys(palaces, *self._buy_terms(), stage, self._next_lot()) else AUCTION
+
+    def _buy_terms(self) -> tuple[tuple[int, ...], int, int]:
+        """What ``buy_plan`` needs besides palaces and stage: the supply, BestPay and the price."""
         supply = tuple(self._tiles_at(SUPPLY) + self._tiles_at(SELECTED))
-        price = self._scalar("price", self.game.max_price)
-        return buy_plan(palaces, supply, best_pay(self._hand()), price, stage)
+        return supply, best_pay(self._hand()), self._scalar("price", self.game.max_price)
 
     def _select(self, legal: list[int]) -> int:
-        _, tiles = self._buy_plan(self._palaces(), self._stage())
+        _, tiles = buy_plan(self._palaces(), *self._buy_terms(), self._stage())
         selected = self._tiles_at(SELECTED)
         wanted = [t for t in sorted(tiles) if t not in selected]
         if wanted and TILE + wanted[0] in legal:
@@ -446,13 +628,15 @@ class HeuristicAgent:
     def _bid(self, legal: list[int]) -> int:
         if PASS in legal:
             target, missing, currency, low = self._payment()
-            cost, _ = _completion(self._hand(), missing, currency, low)
-            if cost == np.inf:
+            if reach(self._hand(), currency, low) < missing:  # no completion (P23a: what Reach promises)
                 return PASS
             lot = tuple(self._tiles_at(QUARRY + self._master_builder()))
-            active = self.obs.item(self.at["active"])
-            limit = tiles_gain(self._palaces(), lot, self._stage()) / money_worth(self._stage()) + \
-                (3 if active else 0)  # X3 is free
+            palaces, stage = self._palaces(), self._stage()
+            free = 3 if self.obs.item(self.at["active"]) else 0  # X3
+            gain, sure, after = rough_tiles_gain(palaces, lot, stage)
+            limit = gain / money_worth(stage) + free
+            if not sure or abs(target - limit) <= ROUNDING:
+                limit = exact_tiles_gain(palaces, lot, stage, after) / money_worth(stage) + free
             if target > limit:
                 return PASS
         return self._pay(legal)
