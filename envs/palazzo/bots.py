@@ -13,13 +13,16 @@ points per unit of value, less as the game nears its end. Every decision maximis
 * D7, D8: take and place each tile where it adds most (on a palace with a lower top, new palace or discard).
 * D9–D11: carry out the best reconstruct move, paying with the card that costs the least BestPay.
 
-Speed: the bot is asked at every opponent decision of training, so a decision reads only the fields it needs,
-at offsets fixed once per game (a 4-player observation has 4,746 values), and every valuation is a memoised
-pure function of small hashable arguments (palaces, tiles, stage, hand), shared by every agent and seat; the
-decoded fields themselves are memoised on their raw bytes. Nothing is assumed about the previous call.
-Palaces are read from the seat's own palace cells, a tile standing for its identical twin (6/7, 22/23, 38/39)
-when its id does not matter; D9 and D10, which name tiles, correct the twins from ``tile_slot``. Worths are
-summed palace by palace in the same order whatever is memoised, so ties break exactly as a plain evaluation's.
+Speed: the bot answers at every opponent decision of training. A decision reads only the fields it needs, at
+offsets fixed once per game (a 4-player observation has 4,746 values), and all it values is a memoised pure
+function of small hashable arguments (palaces, tiles, stage, hand), shared by every agent and seat; decoded fields
+are memoised on their raw bytes. Nothing is assumed about the previous call. Palaces are read from the seat's own
+palace cells, a tile standing for its identical twin (6/7, 22/23, 38/39) where ids do not matter; D9 and D10,
+which name tiles, take the twins' ids from ``tile_slot``. A choice compares worths, sums of palace values: a
+move's gain is first found in short, from the palaces it changes, their values as lines in the stage that last
+from turn to turn; the sums, palace by palace in the plain order, are taken only for options within
+``ROUNDING`` of the best, so every choice and tie-break is the one the sums make. Whether a bid can still be
+completed is Reach (P22, P23a), which is what the search would find.
 """
 
 from __future__ import annotations
@@ -139,9 +142,10 @@ def worth(palaces: Palaces, stage: float) -> float:
 
 # ----------------------------------------------------------------- placing tiles: gains in short, then exactly
 # A choice compares worths, sums of palace values. The gain of a move is found in short from the few palaces it
-# changes, each value a line in the stage (``_palace_line``, kept from turn to turn and game to game); it
-# differs from the difference of the sums by rounding only (~1e-13). So the sums are taken only where choices lie
-# within ``ROUNDING`` of each other, and a choice is exactly that of comparing the sums everywhere.
+# changes, each value a line in the stage (``_palace_line``: the score, memoised per palace, and a table, so it
+# lasts from turn to turn and game to game); it differs from the difference of the sums by rounding only
+# (~1e-13). So the sums are taken only where options lie within ``ROUNDING`` of each other, and a choice is
+# exactly that of comparing the sums everywhere.
 def _palace_line(palace: Palace) -> tuple[int, float]:
     """``palace_value`` as a line in the stage: (score, growth), value = score + stage · growth up to rounding."""
     return _score(palace), GROWTH_SUM[len(palace), FLOOR[palace[-1]]]
@@ -415,8 +419,8 @@ def _completion(hand: tuple[int, ...], need: int, c: int, low: int) -> tuple[flo
     (inf, ()) if ``need`` cannot be reached."""
     if need <= 0:
         return -best_pay(hand) - need / 100, ()
-    # a unit the hand cannot pay or of another currency now cannot be used further down either
-    units = [u for u in UNITS[max(low, CARD) - CARD:] if hand[u[1][0]] and hand[u[1][-1]] and
+    # a unit of a kind the hand lacks, or of another currency, is of no use further down either
+    units = [u for u in UNITS[max(low, CARD) - CARD:] if hand[u[2][0]] and hand[u[2][1]] and hand[u[2][2]] and
              (c == UNSET or u[4] == UNSET or u[4] == c)]
     rest, path = list(hand), []
     best: list = [np.inf, ()]
@@ -441,6 +445,9 @@ def _completion(hand: tuple[int, ...], need: int, c: int, low: int) -> tuple[flo
 
     search(0, need, c)
     return best[0], best[1]
+
+
+_reach = lru_cache(maxsize=CACHE)(reach)
 
 
 # ----------------------------------------------------------------- decoding fields (pure, memoised on raw bytes)
@@ -628,7 +635,7 @@ class HeuristicAgent:
     def _bid(self, legal: list[int]) -> int:
         if PASS in legal:
             target, missing, currency, low = self._payment()
-            if reach(self._hand(), currency, low) < missing:  # no completion (P23a: what Reach promises)
+            if _reach(self._hand(), currency, low) < missing:  # no completion (P23a: what Reach promises)
                 return PASS
             lot = tuple(self._tiles_at(QUARRY + self._master_builder()))
             palaces, stage = self._palaces(), self._stage()
