@@ -101,6 +101,8 @@ ROUNDING = 1e-6  # far above the rounding error of a sum of palace values, far b
 Palace = tuple[int, ...]  # tile ids bottom to top (a twin stands for its identical partner)
 Palaces = tuple[Palace, ...]
 
+# P51: tiles are placed in ascending (floor, id): a tile's rank in that order
+PLACING_RANK = tuple(sorted(range(NUM_TILES), key=lambda t: (FLOOR[t], t)).index(t) for t in range(NUM_TILES))
 # P4, P5: a tile by (material, floor, windows), the lower id of an identical pair; and that pair's other id
 TILE_BY_LOOK = {(MATERIAL[t], FLOOR[t], WINDOWS[t]): t for t in reversed(range(NUM_TILES))}
 TWIN = {t: u for t in range(NUM_TILES) for u in range(t + 1, NUM_TILES)
@@ -158,6 +160,7 @@ def _line(new: tuple[Palace, ...], old: tuple[Palace, ...]) -> tuple[float, floa
     return sum(a for a, _ in lines) - sum(a for a, _ in gone), sum(b for _, b in lines) - sum(b for _, b in gone)
 
 
+@lru_cache(maxsize=CACHE)
 def _placing_line(palace: Palace, t: int) -> tuple[float, float]:
     grown = palace + (t,)
     return _score(grown) - _score(palace), \
@@ -204,7 +207,7 @@ def best_placement(palaces: Palaces, t: int, stage: float) -> tuple[int, Palaces
 def tiles_gain(palaces: Palaces, tiles: tuple[int, ...], stage: float) -> float:
     """Points gained by placing ``tiles`` one by one in ascending floor order, each where it adds most."""
     after = palaces
-    for t in sorted(tiles, key=lambda x: (FLOOR[x], x)):
+    for t in sorted(tiles, key=PLACING_RANK.__getitem__):
         after = best_placement(after, t, stage)[1]
     return worth(after, stage) - worth(palaces, stage)
 
@@ -223,7 +226,7 @@ def rough_tiles_gain(palaces: Palaces, tiles: tuple[int, ...], stage: float) -> 
     """``tiles_gain`` up to rounding, whether that is sure and the palaces after: not sure if a tile but the last
     had placements within ``ROUNDING`` of each other (the exact sums might place it elsewhere, and the next tile
     differently); no palaces after if any tile had."""
-    order = sorted(tiles, key=lambda x: (FLOOR[x], x))
+    order = sorted(tiles, key=PLACING_RANK.__getitem__)
     gain, after = 0.0, palaces
     for i, t in enumerate(order):
         best, s, alone = _placing(after, t, stage)
@@ -356,17 +359,18 @@ def _insert_line(single: Palace, target: Palace) -> tuple[float, float] | None:
 
 
 @lru_cache(maxsize=CACHE)
-def reconstruct_pays(palaces: Palaces, hand: tuple[int, ...], stage: float) -> bool:
-    """D1: whether the best reconstruct move gains ``RECONSTRUCT_MARGIN`` over its cheapest card. The lines give
-    each gain up to rounding, so the exact sums are needed only within ``ROUNDING`` of the margin."""
+def best_reconstruct_gain(palaces: Palaces, stage: float) -> float:
+    """The gain of the best reconstruct move up to rounding (``reconstruct_moves`` has it exactly); −inf if there
+    is none."""
     lines = [line for p in palaces for line in _leaving_lines(p)]
     lines += [line for j, s in enumerate(palaces) if len(s) == 1 for i, p in enumerate(palaces) if i != j and
               (line := _insert_line(s, p)) is not None]
-    if not lines:
-        return False
-    rough = max(a + stage * b for a, b in lines)
-    if rough < RECONSTRUCT_MARGIN - ROUNDING:  # the card only costs more
-        return False
+    return max((a + stage * b for a, b in lines), default=-np.inf)
+
+
+def reconstruct_pays(palaces: Palaces, hand: tuple[int, ...], stage: float, rough: float) -> bool:
+    """D1: whether the best reconstruct move gains ``RECONSTRUCT_MARGIN`` over its cheapest card, given its gain up
+    to rounding: the exact sums are needed only within ``ROUNDING`` of the margin."""
     rough -= money_worth(stage) * cheapest_loss(hand)
     if abs(rough - RECONSTRUCT_MARGIN) > ROUNDING:
         return rough > RECONSTRUCT_MARGIN
@@ -597,9 +601,13 @@ class HeuristicAgent:
 
     # ----------------------------------------------------------------- decisions
     def _choose_action(self, legal: list[int]) -> int:
-        if RECONSTRUCT in legal and reconstruct_pays(self._palaces(), self._hand(), self._stage()):
-            return RECONSTRUCT
-        if TAKE_MONEY in legal and best_pay(self._hand()) < POOR:
+        if RECONSTRUCT in legal:
+            palaces, stage = self._palaces(), self._stage()
+            rough = best_reconstruct_gain(palaces, stage)
+            # the card only costs more, so the hand matters only from the margin up
+            if rough >= RECONSTRUCT_MARGIN - ROUNDING and reconstruct_pays(palaces, self._hand(), stage, rough):
+                return RECONSTRUCT
+        if TAKE_MONEY in legal and self._scalar("best_pay", self.game.pay_scale) < POOR:
             return TAKE_MONEY
         return TILES
 
@@ -612,7 +620,7 @@ class HeuristicAgent:
     def _buy_terms(self) -> tuple[tuple[int, ...], int, int]:
         """What ``buy_plan`` needs besides palaces and stage: the supply, BestPay and the price."""
         supply = tuple(self._tiles_at(SUPPLY) + self._tiles_at(SELECTED))
-        return supply, best_pay(self._hand()), self._scalar("price", self.game.max_price)
+        return supply, self._scalar("best_pay", self.game.pay_scale), self._scalar("price", self.game.max_price)
 
     def _select(self, legal: list[int]) -> int:
         _, tiles = buy_plan(self._palaces(), *self._buy_terms(), self._stage())
@@ -622,19 +630,21 @@ class HeuristicAgent:
             return TILE + wanted[0]
         return DONE if DONE in legal else legal[0]
 
-    def _pay(self, legal: list[int]) -> int:
-        """D5 / D6: the first unit of the best completion; DONE once the target is met."""
+    def _pay(self, legal: list[int], payment: tuple[int, int, int, int] | None = None) -> int:
+        """D5 / D6: the first unit of the best completion; DONE once the target is met. ``payment``: the
+        ``_payment()`` already read."""
         if DONE in legal:
             return DONE
-        _, missing, currency, low = self._payment()
+        _, missing, currency, low = payment or self._payment()
         _, units = _completion(self._hand(), missing, currency, low)
         if units and units[0] in legal:
             return units[0]
         return min(a for a in legal if a != PASS)  # keep the mask's promise: every legal unit can complete
 
     def _bid(self, legal: list[int]) -> int:
+        payment = None
         if PASS in legal:
-            target, missing, currency, low = self._payment()
+            payment = target, missing, currency, low = self._payment()
             if _reach(self._hand(), currency, low) < missing:  # no completion (P23a: what Reach promises)
                 return PASS
             lot = tuple(self._tiles_at(QUARRY + self._master_builder()))
@@ -646,7 +656,7 @@ class HeuristicAgent:
                 limit = exact_tiles_gain(palaces, lot, stage, after) / money_worth(stage) + free
             if target > limit:
                 return PASS
-        return self._pay(legal)
+        return self._pay(legal, payment)
 
     def _reconstruct(self, legal: list[int]) -> int:
         moves = reconstruct_moves(self._named_palaces(), self._stage())
