@@ -92,7 +92,10 @@ GROWTH_DECAY = 0.8  # each further floor is less likely to be filled
 RECONSTRUCT_MARGIN = 2.5  # points a reconstruct must gain over its card
 POOR = 14  # below this BestPay the bot takes money when it may
 ITEMS = sum(STACK_SIZES)
-CACHE = 1 << 16  # entries per memoised function: positions recur within a game, rarely across games
+# entries per memoised function: what depends on palaces alone recurs from game to game; what depends on the
+# position (the stage, the hand) recurs within a turn or an auction, rarely later
+TABLES = 1 << 15
+RECENT = 1 << 12
 FLOORS = 5
 CELL = 4  # a palace floor's cell: material one-hot (3), windows / 3
 SLOT_CELLS = FLOORS * CELL
@@ -116,12 +119,12 @@ GROWTH_TERMS = {(t, top): tuple(GROWTH[t + j] for j in range(min(5 - top, 5 - t)
 GROWTH_SUM = {key: sum(g * GROWTH_DECAY ** j for j, g in enumerate(terms)) for key, terms in GROWTH_TERMS.items()}
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=TABLES)
 def _score(palace: Palace) -> int:
     return palace_score(list(palace))
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def palace_value(palace: Palace, stage: float) -> float:
     """Score plus what the palace may still grow into: one more tile per free floor above its top, each less
     likely, all scaled by ``stage`` (the share of the stacks left)."""
@@ -160,7 +163,7 @@ def _line(new: tuple[Palace, ...], old: tuple[Palace, ...]) -> tuple[float, floa
     return sum(a for a, _ in lines) - sum(a for a, _ in gone), sum(b for _, b in lines) - sum(b for _, b in gone)
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=TABLES)
 def _placing_line(palace: Palace, t: int) -> tuple[float, float]:
     grown = palace + (t,)
     return _score(grown) - _score(palace), \
@@ -193,7 +196,7 @@ def _near(options: list[tuple[float, int]]) -> list[int]:
     return [s for g, s in options if g >= top - ROUNDING]
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def best_placement(palaces: Palaces, t: int, stage: float) -> tuple[int, Palaces]:
     """(action, palaces after) of the placement of tile t whose palaces are worth most, the first in action order
     on a tie."""
@@ -203,7 +206,7 @@ def best_placement(palaces: Palaces, t: int, stage: float) -> tuple[int, Palaces
     return action, _placed(palaces, t, s)
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def tiles_gain(palaces: Palaces, tiles: tuple[int, ...], stage: float) -> float:
     """Points gained by placing ``tiles`` one by one in ascending floor order, each where it adds most."""
     after = palaces
@@ -212,7 +215,7 @@ def tiles_gain(palaces: Palaces, tiles: tuple[int, ...], stage: float) -> float:
     return worth(after, stage) - worth(palaces, stage)
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def _placing(palaces: Palaces, t: int, stage: float) -> tuple[float, int, bool]:
     """The best placement of tile t up to rounding: (gain, slot as in ``_placements``, whether it is the only one
     within ``ROUNDING`` of the best)."""
@@ -221,7 +224,7 @@ def _placing(palaces: Palaces, t: int, stage: float) -> tuple[float, int, bool]:
     return gain, s, sum(g >= gain - ROUNDING for g, _ in options) == 1
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def rough_tiles_gain(palaces: Palaces, tiles: tuple[int, ...], stage: float) -> tuple[float, bool, Palaces | None]:
     """``tiles_gain`` up to rounding, whether that is sure and the palaces after: not sure if a tile but the last
     had placements within ``ROUNDING`` of each other (the exact sums might place it elsewhere, and the next tile
@@ -242,7 +245,7 @@ def exact_tiles_gain(palaces: Palaces, tiles: tuple[int, ...], stage: float, aft
     return tiles_gain(palaces, tiles, stage) if after is None else worth(after, stage) - worth(palaces, stage)
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def buy_plan(palaces: Palaces, supply: tuple[int, ...], bp: int, price: int, stage: float
              ) -> tuple[float, tuple[int, ...]]:
     """The best one or two of the ``supply`` tiles to buy at ``price`` with BestPay ``bp``, with their gain over
@@ -263,7 +266,7 @@ def buy_plan(palaces: Palaces, supply: tuple[int, ...], bp: int, price: int, sta
     return gain, tuple(tiles)
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def auction_gain(palaces: Palaces, lot: tuple[int, ...], stage: float) -> float:
     """What the next lot looks worth: a distribution's best single tile (I pick first), else a share of the lot."""
     if len(lot) >= 4:
@@ -271,7 +274,7 @@ def auction_gain(palaces: Palaces, lot: tuple[int, ...], stage: float) -> float:
     return 0.6 * tiles_gain(palaces, lot, stage) if lot else 0.0
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def buys(palaces: Palaces, supply: tuple[int, ...], bp: int, price: int, stage: float, lot: tuple[int, ...]) -> bool:
     """D3: whether the best buy gains at least what the next lot looks worth."""
     plan = buy_plan(palaces, supply, bp, price, stage)[0]
@@ -281,7 +284,7 @@ def buys(palaces: Palaces, supply: tuple[int, ...], bp: int, price: int, stage: 
     return plan >= auction_gain(palaces, lot, stage)
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def distribution_pick(palaces: Palaces, legal: tuple[int, ...], stage: float) -> int:
     """D7: the tile that gains most, the first on a tie."""
     gains = {a: _placing(palaces, a - TILE, stage)[0] for a in legal}
@@ -300,7 +303,7 @@ def rough_auction_gain(palaces: Palaces, lot: tuple[int, ...], stage: float) -> 
 Change = tuple[dict[int, Palace | None], tuple[Palace, ...]]  # palaces replaced (None: gone) and palaces added
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=TABLES)
 def _leaving(palace: Palace) -> tuple[tuple[int, Palace | None], ...]:
     """P56, the moves that take a tile out of ``palace``: (tile, rest) to REMOVE it into a new palace, or
     (tile, None) for the tile of a single-tile palace, to DISCARD or INSERT elsewhere (``_grown``)."""
@@ -329,7 +332,7 @@ def _reconstructions(palaces: Palaces) -> Iterator[tuple[int, int, Change]]:
                     yield t, DEST + i, ({s: None, i: grown}, ())
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def reconstruct_moves(palaces: Palaces, stage: float) -> tuple[tuple[float, int, int], ...]:
     """Every reconstruct move as (gain in points, tile, destination action), the worths summed palace by palace
     in the order of the palaces after the move."""
@@ -345,20 +348,20 @@ def reconstruct_moves(palaces: Palaces, stage: float) -> tuple[tuple[float, int,
 
 
 # ----------------------------------------------------------------- D1 in short (lines, as above)
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=TABLES)
 def _leaving_lines(palace: Palace) -> tuple[tuple[float, float], ...]:
     """The gain lines of REMOVE and DISCARD from ``palace``; they depend on it alone, so they last while it does."""
     return tuple(_line((rest, (t,)) if rest is not None else (), (palace,)) for t, rest in _leaving(palace))
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=TABLES)
 def _insert_line(single: Palace, target: Palace) -> tuple[float, float] | None:
     """The gain line of INSERT of the single-tile palace ``single`` into ``target``, None if its floor is taken."""
     grown = _grown(target, single[0])
     return None if grown is None else _line((grown,), (single, target))
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def best_reconstruct_gain(palaces: Palaces, stage: float) -> float:
     """The gain of the best reconstruct move up to rounding (``reconstruct_moves`` has it exactly); −inf if there
     is none."""
@@ -394,18 +397,18 @@ def card_loss(hand: tuple[int, ...], k: int) -> int:
     return best_pay(hand) - best_pay(less)
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def cheapest_loss(hand: tuple[int, ...]) -> int:
     """BestPay lost by paying the card that costs least of it (0 with no card)."""
     return min((card_loss(hand, k) for k in range(NUM_KINDS) if hand[k]), default=0)
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def best_pick(hand: tuple[int, ...], legal: tuple[int, ...]) -> int:
     return max(legal, key=lambda a: card_gain(hand, a - CARD))
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def cheapest_card(hand: tuple[int, ...], legal: tuple[int, ...]) -> int:
     return min(legal, key=lambda a: (card_loss(hand, a - CARD), a))
 
@@ -416,7 +419,7 @@ UNITS = tuple((b, unit_kinds(b), (unit_kinds(b) * 3)[:3], unit_value(b), CURRENC
               for b in range(CARD, GROUP_Z + 1))
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def _completion(hand: tuple[int, ...], need: int, c: int, low: int) -> tuple[float, tuple[int, ...]]:
     """The payment completion (units in ascending id, each ≥ ``low``) that leaves the largest BestPay, then
     overpays least, the first in ascending unit order on a tie: (−BestPay left + overpay / 100, units);
@@ -451,22 +454,22 @@ def _completion(hand: tuple[int, ...], need: int, c: int, low: int) -> tuple[flo
     return best[0], best[1]
 
 
-_reach = lru_cache(maxsize=CACHE)(reach)
+_reach = lru_cache(maxsize=RECENT)(reach)
 
 
 # ----------------------------------------------------------------- decoding fields (pure, memoised on raw bytes)
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def _decode_hand(raw: bytes, dtype: np.dtype) -> tuple[int, ...]:
     return tuple(round(x * c) for x, c in zip(np.frombuffer(raw, dtype).tolist(), COPIES, strict=True))
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=TABLES)
 def _decode_stage(raw: bytes, dtype: np.dtype) -> float:
     """The share of the stacks' items left, from ``stack_items``."""
     return float(np.frombuffer(raw, dtype) @ np.array(STACK_SIZES)) / ITEMS
 
 
-@lru_cache(maxsize=CACHE)
+@lru_cache(maxsize=RECENT)
 def _decode_palaces(raw: bytes, dtype: np.dtype) -> Palaces:
     """My palaces from my row of the palace field (slots below my palace count), a tile by its look."""
     cells = np.frombuffer(raw, dtype).tolist()
