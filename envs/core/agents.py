@@ -86,7 +86,7 @@ class RandomAgent:
 
 def legal_actions(action_mask: np.ndarray, agent: str) -> list[int]:
     """The actions an int8 mask allows, as ints; ``ValueError`` naming the agent if it allows none."""
-    legal = np.flatnonzero(action_mask).tolist()
+    legal = np.asarray(action_mask).nonzero()[0].tolist()  # flatnonzero's ravel costs a microsecond per call
     if not legal:
         raise ValueError(f"{agent}.act: the action mask has no legal action")
     return legal
