@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from functools import cache, lru_cache
-from itertools import accumulate, combinations
+from itertools import accumulate
+from operator import sub
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from .game import BLOCKED, NO_TOWER, NUM_SLOTS, NUM_TYPES, PASS, PLACE, TAKE, TE
 ROOM = [float(v) for v in range(16)] + [8.0, 0.0]  # by top code: the value, NO_TOWER 8, BLOCKED 0
 ROOM[8] = 14.0  # an 8 accepts every value
 ROOM_WEIGHT = 0.4  # points per unit of room
+ROOM_UNITS = [int(room) for room in ROOM]  # (plans sum rooms as ints: see ``value``)
 
 BID, TEARDOWN, TAKING = 0, 1, 2  # phases (the observation's phase one-hot)
 IN_DISPLAY, TAKEN = 0, 1  # display slot status
@@ -43,6 +45,7 @@ GATHERED = (("phase", 4), ("display_type", NUM_SLOTS * NUM_TYPES), ("display_val
 TYPE_AT, VALUE_AT, STATUS_AT, COUNT_AT, TOP_AT, BELOW_AT, GATHERED_SIZE = accumulate(size for _, size in GATHERED)
 SEAT_VALUES = ("tower_height", "tower_blocked", "rubble")  # read as numbers, row 0
 SLOTS_OF = tuple(tuple(s for s in range(NUM_SLOTS) if m >> s & 1) for m in range(1 << NUM_SLOTS))  # by bitmask
+SLOT_COUNT = [len(slots) for slots in SLOTS_OF]
 MEMO = 1 << 14  # entries per memoised function: a few rounds of hundreds of parallel games
 
 
@@ -110,6 +113,7 @@ def read_towers(entries: tuple[int, ...], numbers: tuple[float, ...], per_type: 
 # in sum a plan (count, base, room, tallest, slots) whose value is its score plus ROOM_WEIGHT per unit of room.
 Option = tuple[int, int, int, int, int]
 NOTHING = (0, 0, 0, 0, 0)  # the option that adds nothing
+NO_WORTH = -1 << 30  # the worth of a count no subset fits (an int, so that worths subtract)
 
 
 def _base(height: int, top: int) -> int:
@@ -120,31 +124,85 @@ def _base(height: int, top: int) -> int:
 @lru_cache(maxsize=MEMO)
 def type_fits(top: int, values: tuple[int, ...], zero_starts: bool) -> tuple[tuple[int, int, int], ...]:
     """(index bitmask into ``values``, count, roomiest final top) for every subset of one type's ``values``
-    (sorted) that fits on ``top``, the empty one included."""
+    that fits on ``top``, the empty one included, by count. Subset by subset, the tops its cards can end on
+    in some order grow from those of its subsets (any of equal room will do: ``best_final_top`` ties
+    only 8 and 14)."""
+    ends: list[set[int]] = [set() for _ in range(1 << len(values))]
+    ends[0].add(top)
     out = []
-    for c in range(len(values) + 1):
-        for chosen in combinations(range(len(values)), c):
-            end = best_final_top(top, tuple(values[i] for i in chosen), zero_starts)
-            if end >= 0:
-                out.append((sum(1 << i for i in chosen), c, end))
-    return tuple(out)
+    for placed, tops in enumerate(ends):
+        if not tops:
+            continue
+        out.append((SLOT_COUNT[placed], placed, max(tops, key=ROOM.__getitem__)))
+        for i, v in enumerate(values):
+            if not placed >> i & 1 and any(can_place(e, v, zero_starts) for e in tops):
+                ends[placed | 1 << i].add(v)
+    return tuple((placed, c, end) for c, placed, end in sorted(out))
 
 
 @lru_cache(maxsize=MEMO)
-def type_options(height: int, top: int, values: tuple[int, ...], zero_starts: bool) -> tuple[Option, ...]:
-    """The options of one type (no slots) that can belong to a best plan: per count those of highest
-    5·base + 2·room, ties kept (they may round apart). A count fixes the height, so the other types being
-    alike, a lower one always makes a lower plan."""
-    best: dict[int, tuple[int, set[tuple[int, int]]]] = {}  # count -> (5·base + 2·room, {(base, room)})
+def type_ends(top: int, values: tuple[int, ...], zero_starts: bool) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Per count, the (base per card of height, room) of the subsets of one type's ``values`` that fit on
+    ``top`` and can make a best plan at any height: the roomiest top that is not a 0, and a 0 (sealed, F27)."""
+    ends: list[dict[int, int]] = [{} for _ in range(len(values) + 1)]  # count -> {base factor: room}
     for _, c, end in type_fits(top, values, zero_starts):
-        base, room = _base(height + c, end), int(ROOM[end])
-        worth = 5 * base + 2 * room
-        kept = best.get(c)
-        if kept is None or worth > kept[0]:
-            best[c] = (worth, {(base, room)})
-        elif worth == kept[0]:
-            kept[1].add((base, room))
-    return tuple((c, base, room, height + c, 0) for c in sorted(best) for base, room in sorted(best[c][1]))
+        factor, room = (2, 0) if end == 0 else (1, int(ROOM[end]))
+        if room >= ends[c].get(factor, -1):
+            ends[c][factor] = room
+    return tuple(tuple(sorted(by_factor.items())) for by_factor in ends)
+
+
+@lru_cache(maxsize=MEMO)
+def type_options(height: int, top: int, values: tuple[int, ...],
+                 zero_starts: bool) -> tuple[tuple[Option, ...], tuple[int, ...]]:
+    """The options of one type (no slots, not torn down) that can belong to a best plan: per count those of
+    highest worth 5·base + 2·room, ties kept (they may round apart). A count fixes the height, so the other
+    types being alike, a lower one always makes a lower plan. Also that worth per count (``NO_WORTH`` for
+    none)."""
+    options = []
+    worth = [NO_WORTH] * (NUM_SLOTS + 1)
+    for c, candidates in enumerate(type_ends(top, values, zero_starts)):
+        scored = [(5 * factor * (height + c) + 2 * room, factor * (height + c), room) for factor, room in candidates]
+        if scored:
+            worth[c] = max(scored)[0]
+            options += [(c, base, room, height + c, 0) for w, base, room in sorted(scored) if w == worth[c]]
+    return tuple(options), tuple(worth)
+
+
+def tower_lists(towers: tuple[tuple[int, int, int], ...], free: tuple[tuple[int, ...], ...], zero_starts: bool,
+                rubble: int | None = None) -> tuple[Option, list[tuple[Option, ...]]]:
+    """Per type the options of its tower as it is (last field 0) and, where F22 allows, torn down (1 + type):
+    the types with one option summed into a fixed part, and the option lists of the others.
+
+    With ``rubble``, without the torn-down options that cannot make a best plan: those whose worth is less
+    than the rubble's growth (F27) above that of the same count on the tower kept, since that option, with
+    the tower one card taller and no rubble added, makes a better plan with any other types."""
+    need = -(1 << 31) if rubble is None else 5 * (rubble + 1)
+    base = room = tallest = 0
+    varied = []
+    for t in range(NUM_TYPES):
+        h, top, below = towers[t]
+        values = free[t]
+        if values:
+            options, worth = type_options(h, top, values, zero_starts)
+            if h and top != 0:
+                torn, torn_worth = type_options(h - 1, below, values, zero_starts)
+                if max(map(sub, torn_worth, worth)) >= need:
+                    options += tuple((c, b, r, nh, 1 + t) for c, b, r, nh, _ in torn
+                                     if torn_worth[c] - worth[c] >= need)
+            if len(options) > 1:
+                varied.append(options)
+                continue
+            _, b, r, nh, _ = options[0]  # none of the cards fits
+        else:  # no card of the type: the tower as it is, or torn down
+            b, r, nh = _base(h, top), ROOM_UNITS[top], h
+            if h and top != 0:
+                torn_base, torn_room = _base(h - 1, below), ROOM_UNITS[below]
+                if 5 * (torn_base - b) + 2 * (torn_room - r) >= need:
+                    varied.append(((0, b, r, h, 0), (0, torn_base, torn_room, h - 1, 1 + t)))
+                    continue
+        base, room, tallest = base + b, room + r, nh if nh > tallest else tallest
+    return (0, base, room, tallest, 0), varied
 
 
 def value(base: int, tallest: int, penalty: int, room: int) -> float:
@@ -153,40 +211,15 @@ def value(base: int, tallest: int, penalty: int, room: int) -> float:
     return base + tallest - penalty + ROOM_WEIGHT * room
 
 
-@lru_cache(maxsize=MEMO)
-def tower_options(tower: tuple[int, int, int], tear: int, values: tuple[int, ...],
-                  zero_starts: bool) -> tuple[Option, ...]:
-    """The options of one type (``type_options``) with their tear-down option in the last field: 0 for none,
-    and also, if F22 allows tearing this tower down, ``tear`` (1 + type) for the options of the tower torn
-    down."""
-    h, top, below = tower
-    options = type_options(h, top, values, zero_starts)
-    if h and top != 0:
-        options += tuple((c, b, r, nh, tear) for c, b, r, nh, _ in type_options(h - 1, below, values, zero_starts))
-    return options
+def _best_plans(fixed: Option, varied: list[tuple[Option, ...]], rubble: int) -> tuple[list[float], list[float]]:
+    """The best value of a plan of the ``fixed`` part and one option of every ``varied`` list (``tower_lists``,
+    at most one torn down), per tear-down option (0 none, 1 + t) and count c = 0…NUM_SLOTS at index
+    6·option + c, and per count (−inf for none).
 
-
-@lru_cache(maxsize=MEMO)
-def plan_values(towers: tuple[tuple[int, int, int], ...], rubble: int, free: tuple[tuple[int, ...], ...],
-                zero_starts: bool) -> tuple[list[float], list[float]]:
-    """The best value after placing c of the ``free`` display values (per type), per tear-down option (0 none,
-    1 + t) and c = 0…NUM_SLOTS at index 6·option + c (−inf for none); and per c the best over the options.
-
-    One product over the types covers every tear-down option, a plan taking at most one torn-down tower. The
-    types of one option are summed first and the longest list comes last, combined and valued in one loop
-    (``value`` inlined: this is the bot's innermost loop)."""
-    count = base = room = tallest = 0
-    varied = []
-    for t, (tower, values) in enumerate(zip(towers, free, strict=True)):
-        options = tower_options(tower, 1 + t, values, zero_starts)
-        if len(options) == 1:  # (never a tear-down: that would be a second option)
-            c, b, r, h, _ = options[0]
-            count, base, room, tallest = count + c, base + b, room + r, h if h > tallest else tallest
-        else:
-            varied.append(options)
-    varied.sort(key=len)
-    last = varied.pop() if varied else (NOTHING,)
-    plans = [(count, base, room, tallest, 0)]  # count, base, room, tallest, tear-down option
+    The longest list comes last, combined and valued in one loop (``value`` inlined: this is the bot's
+    innermost loop)."""
+    *varied, last = sorted(varied, key=len) if varied else [(NOTHING,)]
+    plans = [fixed]  # count, base, room, tallest, tear-down option
     for options in varied:
         plans = [(c + o[0], b + o[1], r + o[2], h if h > o[3] else o[3], x + o[4])
                  for c, b, r, h, x in plans for o in options if not (x and o[4])]
@@ -207,16 +240,28 @@ def plan_values(towers: tuple[tuple[int, int, int], ...], rubble: int, free: tup
 
 
 @lru_cache(maxsize=MEMO)
+def bid_values(towers: tuple[tuple[int, int, int], ...], rubble: int, free: tuple[tuple[int, ...], ...],
+               zero_starts: bool) -> tuple[list[float], list[float]]:
+    """``_best_plans`` without the torn-down options that cannot make a best plan (``tower_lists``): per count
+    c the best value after any tear-down option and placing c of the ``free`` display values (per type) is
+    exact, and so is each tear-down option's wherever it is not below that of no tear-down."""
+    return _best_plans(*tower_lists(towers, free, zero_starts, rubble), rubble)
+
+
+@lru_cache(maxsize=MEMO)
 def take_plans(towers: tuple[tuple[int, int, int], ...], rubble: int, cards: tuple[tuple[int, int, int], ...],
                n: int, zero_starts: bool) -> tuple[tuple[int, float], ...]:
     """(slot bitmask, value) of every set of n of ``cards`` ((slot, type, value): the taken and the free
     ones) that fits on ``towers``; built as in ``plan_values``."""
     count = base = room = tallest = slots = 0
     varied = []
-    for t, (h, top, _) in enumerate(towers):
-        mine = sorted((v, s) for s, ty, v in cards if ty == t)
+    by_type: list[list[tuple[int, int]]] = [[] for _ in range(NUM_TYPES)]
+    for s, t, v in cards:
+        by_type[t].append((v, s))
+    for (h, top, _), mine in zip(towers, by_type, strict=True):
+        mine.sort()
         fits = type_fits(top, tuple(v for v, _ in mine), zero_starts)
-        if len(fits) == 1:  # no card of the type fits: the tower as it is
+        if len(fits) == 1:  # no card of the type, or none fits: the tower as it is
             base, room, tallest = base + _base(h, top), room + int(ROOM[top]), h if h > tallest else tallest
             continue
         bits = [0]  # slot bitmask per index bitmask into ``mine``
@@ -277,14 +322,16 @@ class HeuristicAgent:
         towers, rubble = read_towers(tuple(hot[count_at + 1:]), tuple(seen[GATHERED_SIZE:].tolist()),
                                      self.per_type, self.rebuild)
         if phase == BID:  # the bid whose best take gains most, or PASS if none gains
-            rows, best = plan_values(towers, rubble, free, self.zero_starts)
+            rows, best = bid_values(towers, rubble, free, self.zero_starts)
             now = rows[0]  # no tear-down, no card: the position as it is
-            gains = {PASS: 0.5}  # a bid must beat passing by a margin: it may be outbid anyway
-            for b in legal[1:]:
-                gains[b] = best[b] - now
-            return max(legal, key=lambda a: (gains[a], -a))
-        if phase == TEARDOWN:
-            rows = plan_values(towers, rubble, free, self.zero_starts)[0]
+            choice, most = PASS, 0.5  # a bid must beat passing by a margin: it may be outbid anyway
+            for b in legal[1:]:  # (ascending: the lowest of equal gains)
+                if best[b] - now > most:
+                    choice, most = b, best[b] - now
+            return choice
+        if phase == TEARDOWN:  # (the winner's bid valued these already, exactly where they can beat no tear-down)
+            rows = bid_values(towers, rubble, free, self.zero_starts)[0] if legal[0] == TEAR_NONE else \
+                _best_plans(*tower_lists(towers, free, self.zero_starts), rubble)[0]
             return max(legal, key=lambda a: rows[6 * (a - TEAR_NONE) + n])
         if phase == TAKING:  # the slot that keeps the best plan open
             return self._take(legal, cards, towers, rubble, n)
