@@ -28,6 +28,7 @@ import numpy as np
 from ..core.agents import legal_actions
 from ..core.game import Game
 from .game import BLOCKED, NO_TOWER, NUM_SLOTS, NUM_TYPES, PASS, PLACE, TAKE, TEAR_NONE, can_place
+from .observation import SEAT_FIELDS
 
 ROOM = [float(v) for v in range(16)] + [8.0, 0.0]  # by top code: the value, NO_TOWER 8, BLOCKED 0
 ROOM[8] = 14.0  # an 8 accepts every value
@@ -37,13 +38,19 @@ ROOM_UNITS = [int(room) for room in ROOM]  # (plans sum rooms as ints: see ``val
 BID, TEARDOWN, TAKING = 0, 1, 2  # phases (the observation's phase one-hot)
 IN_DISPLAY, TAKEN = 0, 1  # display slot status
 VALUES = 16
-# The one-hot fields act() reads, gathered in this order into one vector (row 0, the seat's own, of the
-# tower fields), with their sizes; the *_AT offsets index that vector.
-GATHERED = (("phase", 4), ("display_type", NUM_SLOTS * NUM_TYPES), ("display_value", NUM_SLOTS * VALUES),
+# The fields act() reads (row 0, the seat's own, of the seat fields), gathered in this order into one vector
+# with their sizes: the first NUMBERS cells are read as numbers, the rest as one-hots; *_AT index that vector.
+GATHERED = (("tower_height", NUM_TYPES), ("tower_blocked", NUM_TYPES), ("rubble", 1), ("phase", 4),
+            ("display_type", NUM_SLOTS * NUM_TYPES), ("display_value", NUM_SLOTS * VALUES),
             ("display_status", NUM_SLOTS * 3), ("take_count", 6), ("tower_top", NUM_TYPES * VALUES),
             ("tower_below", NUM_TYPES * VALUES))
-TYPE_AT, VALUE_AT, STATUS_AT, COUNT_AT, TOP_AT, BELOW_AT, GATHERED_SIZE = accumulate(size for _, size in GATHERED)
-SEAT_VALUES = ("tower_height", "tower_blocked", "rubble")  # read as numbers, row 0
+_, _, NUMBERS, TYPE_AT, VALUE_AT, STATUS_AT, COUNT_AT, TOP_AT, BELOW_AT, GATHERED_SIZE = accumulate(
+    size for _, size in GATHERED)
+PHASE_AT = NUMBERS
+# per one-hot cell of the vector, its (row, column): display (slot, type | value | status), towers (type, value)
+CELL = [(0, 0)] * PHASE_AT + [divmod(i, width) for at, end, width in (
+    (PHASE_AT, TYPE_AT, 4), (TYPE_AT, VALUE_AT, NUM_TYPES), (VALUE_AT, STATUS_AT, VALUES), (STATUS_AT, COUNT_AT, 3),
+    (COUNT_AT, TOP_AT, 6), (TOP_AT, BELOW_AT, VALUES), (BELOW_AT, GATHERED_SIZE, VALUES)) for i in range(end - at)]
 SLOTS_OF = tuple(tuple(s for s in range(NUM_SLOTS) if m >> s & 1) for m in range(1 << NUM_SLOTS))  # by bitmask
 SLOT_COUNT = [len(slots) for slots in SLOTS_OF]
 MEMO = 1 << 14  # entries per memoised function: a few rounds of hundreds of parallel games
@@ -73,29 +80,30 @@ def read_display(entries: tuple[int, ...]) -> tuple[tuple[tuple[int, int, int, i
     slot order)."""
     k = len(entries) // 3
     cards = []
-    free: list[list[int]] = [[] for _ in range(NUM_TYPES)]
+    free: list[list[int]] = [[], [], [], [], []]
     for i in range(k):
-        s, t = divmod(entries[i] - TYPE_AT, NUM_TYPES)
-        v = entries[k + i] - VALUE_AT - VALUES * s
-        status = entries[2 * k + i] - STATUS_AT - 3 * s
+        s, t = CELL[entries[i]]
+        v, status = CELL[entries[k + i]][1], CELL[entries[2 * k + i]][1]
         cards.append((s, t, v, status))
         if status == IN_DISPLAY:
             free[t].append(v)
-    return tuple(cards), tuple(tuple(sorted(vs)) for vs in free)
+    return tuple(cards), tuple(tuple(sorted(vs)) if len(vs) > 1 else tuple(vs) for vs in free)
 
 
 @lru_cache(maxsize=MEMO)
-def read_towers(entries: tuple[int, ...], numbers: tuple[float, ...], per_type: int,
+def read_towers(entries: tuple[int, ...], numbers: bytes, per_type: int,
                 rebuild: bool) -> tuple[tuple[tuple[int, int, int], ...], int]:
     """(height, top code, code after a tear-down) per type, and the rubble size, from the gathered indices
-    of the seat's top and below one-hots and its ``SEAT_VALUES`` numbers."""
+    of the seat's top and below one-hots and its ``NUMBERS`` gathered cells (as float32 bytes)."""
     tops = [NO_TOWER] * NUM_TYPES
     belows = [NO_TOWER] * NUM_TYPES
     for i in entries:
+        t, v = CELL[i]
         if i < BELOW_AT:
-            tops[(i - TOP_AT) // VALUES] = (i - TOP_AT) % VALUES
+            tops[t] = v
         else:
-            belows[(i - BELOW_AT) // VALUES] = (i - BELOW_AT) % VALUES
+            belows[t] = v
+    numbers = np.frombuffer(numbers, np.float32).tolist()
     towers = []
     for t in range(NUM_TYPES):
         height = round(numbers[t] * per_type)
@@ -159,13 +167,19 @@ def type_options(height: int, top: int, values: tuple[int, ...],
     highest worth 5·base + 2·room, ties kept (they may round apart). A count fixes the height, so the other
     types being alike, a lower one always makes a lower plan. Also that worth per count (``NO_WORTH`` for
     none)."""
-    options = []
+    options: list[Option] = []
     worth = [NO_WORTH] * (NUM_SLOTS + 1)
     for c, candidates in enumerate(type_ends(top, values, zero_starts)):
-        scored = [(5 * factor * (height + c) + 2 * room, factor * (height + c), room) for factor, room in candidates]
-        if scored:
-            worth[c] = max(scored)[0]
-            options += [(c, base, room, height + c, 0) for w, base, room in sorted(scored) if w == worth[c]]
+        h = height + c
+        for factor, room in candidates:  # (at most two)
+            w = 5 * factor * h + 2 * room
+            if w > worth[c]:
+                worth[c] = w
+                kept = [(c, factor * h, room, h, 0)]
+            elif w == worth[c]:
+                kept.append((c, factor * h, room, h, 0))
+        if candidates:
+            options += kept
     return tuple(options), tuple(worth)
 
 
@@ -236,7 +250,7 @@ def _best_plans(fixed: Option, varied: list[tuple[Option, ...]], rubble: int) ->
                 rows[6 * tear + c + oc] = v
                 if v > best[c + oc]:
                     best[c + oc] = v
-    return rows, best
+    return tuple(rows), tuple(best)
 
 
 @lru_cache(maxsize=MEMO)
@@ -292,35 +306,34 @@ class HeuristicAgent:
         self.rebuild = game.options["rebuild_removed_tower"]
         self.per_type = game.deck_size // NUM_TYPES
         layout, n = game.layout, game.num_players
-        self.size = layout.size
+        self.shape = (layout.size,)
         rows = []
         for name, size in GATHERED:
             field = layout[name]
-            index = field.rows([0], n) if name.startswith("tower") else np.arange(field.start, field.stop)
+            index = field.rows([0], n) if name in SEAT_FIELDS else np.arange(field.start, field.stop)
             if len(index) != size:
                 raise ValueError(f"HeuristicAgent: observation field {name!r} has {len(index)} cells per seat, "
                                  f"expected {size}")
             rows.append(index)
-        rows += [layout[name].rows([0], n) for name in SEAT_VALUES]
         self.gather = np.concatenate(rows)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = action_mask.nonzero()[0].tolist()
         if len(legal) <= 1:
             return legal[0] if legal else legal_actions(action_mask, "HeuristicAgent")[0]  # raises its error
-        if observation.shape != (self.size,):
-            raise ValueError(f"HeuristicAgent.act: expected an observation of shape ({self.size},), "
+        if observation.shape != self.shape:
+            raise ValueError(f"HeuristicAgent.act: expected an observation of shape {self.shape}, "
                              f"got {observation.shape}")
         seen = observation.take(self.gather)
-        hot = seen[:GATHERED_SIZE].nonzero()[0].tolist()
+        hot = seen.nonzero()[0].tolist()
         first = bisect_left(hot, TYPE_AT)
-        phase = hot[0] if first else BID  # (all zero only after the game)
+        phase = hot[first - 1] - PHASE_AT if first and hot[first - 1] >= PHASE_AT else BID  # (none after the end)
         k = bisect_left(hot, VALUE_AT) - first
         count_at = first + 3 * k
         cards, free = read_display(tuple(hot[first:count_at]))
         n = hot[count_at] - COUNT_AT
-        towers, rubble = read_towers(tuple(hot[count_at + 1:]), tuple(seen[GATHERED_SIZE:].tolist()),
-                                     self.per_type, self.rebuild)
+        towers, rubble = read_towers(tuple(hot[count_at + 1:]), seen[:NUMBERS].tobytes(), self.per_type,
+                                     self.rebuild)
         if phase == BID:  # the bid whose best take gains most, or PASS if none gains
             rows, best = bid_values(towers, rubble, free, self.zero_starts)
             now = rows[0]  # no tear-down, no card: the position as it is
