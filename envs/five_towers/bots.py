@@ -12,8 +12,10 @@ reads (the phase, the display, N, its own towers) with one ``take`` and finds th
 those tuples, so an agent keeps nothing but caches between calls. Plans are built per type: types are
 independent but for the tallest tower, and a type's height after a plan depends only on how many cards it
 gets, so for each type and count only the placements of highest value can belong to a best plan; a plan is
-one entry per type. Every plan's value is computed as ``score + ROOM_WEIGHT * room`` from whole-number parts,
-as the card-by-card search this replaced did, so the choices are the same to the last bit, ties included.
+one entry per type, and one product over the types covers every tear-down option. A bid skips the torn-down
+placements that the kept tower beats whatever the other types do (most of them). Every plan's value is
+computed as ``score + ROOM_WEIGHT * room`` from whole-number parts, as the card-by-card search this replaced
+did, so the choices are the same to the last bit, ties included.
 """
 
 from __future__ import annotations
@@ -266,7 +268,7 @@ def bid_values(towers: tuple[tuple[int, int, int], ...], rubble: int, free: tupl
 def take_plans(towers: tuple[tuple[int, int, int], ...], rubble: int, cards: tuple[tuple[int, int, int], ...],
                n: int, zero_starts: bool) -> tuple[tuple[int, float], ...]:
     """(slot bitmask, value) of every set of n of ``cards`` ((slot, type, value): the taken and the free
-    ones) that fits on ``towers``; built as in ``plan_values``."""
+    ones) that fits on ``towers``; built as in ``_best_plans``, every subset kept for its slots."""
     count = base = room = tallest = slots = 0
     varied = []
     by_type: list[list[tuple[int, int]]] = [[] for _ in range(NUM_TYPES)]
