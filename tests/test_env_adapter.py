@@ -235,3 +235,79 @@ def test_human_render_prints_the_table_after_each_step(capsys):
     e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
     printed = capsys.readouterr().out
     assert printed.count("Lost Cities — round 1/1") == 2 and "draw step" in printed
+
+
+# ----------------------------------------------------------------------------- our wrappers = PettingZoo's
+def _outcome(call):
+    """A call's result in comparable form, or its exception's type and message."""
+    def plain(x):
+        if isinstance(x, dict):
+            return {k: plain(v) for k, v in x.items()}
+        if isinstance(x, list | tuple):
+            return [plain(v) for v in x]
+        if isinstance(x, np.ndarray):
+            return (x.dtype.str, x.shape, x.tobytes())
+        return (type(x).__name__, x)
+    try:
+        return "ok", plain(call())
+    except Exception as error:  # noqa: BLE001 — the point is to compare what each raises
+        return type(error).__name__, str(error)
+
+
+@pytest.mark.parametrize("name", ["lost_cities", "five_towers", "palazzo", "torres"])
+def test_wrapped_env_answers_every_call_as_pettingzoos_own_wrappers(name):
+    """env()'s wrappers read the bookkeeping directly for speed (envs/core/aec.py): legal, illegal, out-of-range,
+    numpy, bool, float and None actions, dead steps, steps after the end and calls before reset all give what
+    PettingZoo's TerminateIllegalWrapper and AssertOutOfBoundsWrapper give, call for call."""
+    import random
+    import warnings
+
+    from pettingzoo.utils import wrappers
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    from tabletop_rl import envs
+    from tabletop_rl.envs.core import aec
+
+    class Reference(wrappers.OrderEnforcingWrapper):  # ours before the fast paths: PettingZoo's, refusing late steps
+        def step(self, action):
+            if self._has_reset and not self.env.unwrapped.agents:
+                raise AssertionError(aec.GAME_OVER)
+            super().step(action)
+
+    EnvLogger.suppress_output()
+    reference = Reference(wrappers.AssertOutOfBoundsWrapper(
+        wrappers.TerminateIllegalWrapper(envs.make(name, wrapped=False), illegal_reward=-1)))
+    ours = envs.make(name)
+    rng = random.Random(0)
+    n = ours.unwrapped.game.num_actions
+
+    def both(call):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert _outcome(lambda: call(reference)) == _outcome(lambda: call(ours))
+
+    for call in (lambda e: e.last(), lambda e: e.step(0), lambda e: e.observe("player_0")):
+        both(call)  # before reset
+    both(lambda e: e.reset(seed=1))
+    for _ in range(1500):
+        r = rng.random()
+        if r < 0.2:
+            both(lambda e: e.last())
+        elif r < 0.25:
+            agent = rng.choice(ours.possible_agents)
+            both(lambda e, agent=agent: e.observe(agent))
+        elif r < 0.28:
+            seed = rng.randrange(100)
+            both(lambda e, seed=seed: e.reset(seed=seed))
+        else:
+            bare = ours.unwrapped
+            mask = bare.infos.get(bare.agent_selection, {}).get("action_mask") if bare.agents else None
+            legal = np.flatnonzero(mask).tolist() if mask is not None else []
+            k = rng.random()
+            action = (rng.choice(legal) if legal and k < 0.7 else rng.randrange(n) if k < 0.78 else
+                      rng.choice([-1, n, 2**70]) if k < 0.82 else np.int64(rng.choice(legal or [0])) if k < 0.88
+                      else True if k < 0.9 else float(rng.choice(legal or [0])) if k < 0.92 else None)
+            both(lambda e, action=action: e.step(action))
+        both(lambda e: (e.unwrapped.agents, e.unwrapped.agent_selection, e.unwrapped.rewards,
+                        e.unwrapped._cumulative_rewards, e.unwrapped.terminations, e.unwrapped.truncations,
+                        e.unwrapped.infos))
