@@ -45,6 +45,7 @@ from throughput import engine_loop
 
 import tabletop_rl  # registers the ids tabletop/<game>-v0 (of the tree on PYTHONPATH in a child process)
 from tabletop_rl.training import cli
+from tabletop_rl.training.stopping import stoppable
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = [("lost_cities", 2), ("five_towers", 2), ("five_towers", 5), ("palazzo", 2), ("palazzo", 4),
@@ -695,4 +696,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # A stop signal unwinds like Ctrl-C: the running measurement's process is killed, the worktree removed.
+    with stoppable("learner_throughput", lambda: "nothing was written"):
+        sys.exit(main())
