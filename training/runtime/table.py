@@ -5,9 +5,8 @@ A :class:`Table` holds what one single-seat episode is: the learner's seat, the 
 (drawn from its own :class:`~tabletop_rl.training.runtime.opponents.OpponentMix`), the engine state and its own
 generator. :class:`~tabletop_rl.training.runtime.single_seat.SingleSeatEnv` is one table;
 :class:`~tabletop_rl.training.runtime.vector_env.SeatVectorEnv` is many. Both play the opponents with
-:func:`play_opponents`, which decides, ply after ply, every table waiting on an opponent at once: all the tables
-whose opponent is the same network (the shipped policy, a self-play snapshot) in one forward pass, the others
-agent by agent. A table consumes its generator and its agents' generators in the same order whatever else is
+:func:`play_opponents`: the opponents that need no network play on at once, and every table waiting on the same
+network (the shipped policy, a self-play snapshot) is decided in one forward pass. A table consumes its generator and its agents' generators in the same order whatever else is
 played beside it, so table i of a batch seeded ``seed + i`` plays exactly the games of a single env seeded
 ``seed + i``.
 """
@@ -133,30 +132,34 @@ class Table:
 
 
 def play_opponents(tables: Sequence[Table]) -> None:
-    """Play the opponents of every table until each waits on its learner or is over. Ply after ply, the tables
-    whose waiting agent runs the same network are decided in one forward pass; a random agent draws from the legal
-    actions without an observation (it reads none); every other agent acts alone on its seat's view."""
+    """Play the opponents of every table until each waits on its learner or is over.
+
+    Agents that need no network play on at once — a random agent draws from the legal actions without an
+    observation (it reads none), any other agent acts alone on its seat's view — until each table waits on its
+    learner, is over, or waits on a network; then every table waiting on the same network (the shipped policy, a
+    self-play snapshot) is decided in one forward pass, and the round begins again. Each table's decisions come
+    in its own order whatever the other tables do."""
     waiting = tables
     while waiting:
         batches: dict[int, list[tuple[Table, PolicyAgent]]] = {}
-        playing = []
         for table in waiting:
             state = table.state
-            p = state.current_player
-            if p == table.seat or p == TERMINAL or table.forfeited:
-                continue
-            playing.append(table)
-            agent = table.seated[p][1]
-            kind = type(agent)
-            if kind is RandomAgent:
-                state.apply_action(agent.pick(state.legal_actions()))
-            elif kind is PolicyAgent:
-                batches.setdefault(id(agent.policy), []).append((table, agent))
-            else:
-                state.apply_action(agent.act(state.observation(p), state.action_mask()))
+            while True:
+                p = state.current_player
+                if p == table.seat or p == TERMINAL or table.forfeited:
+                    break
+                agent = table.seated[p][1]
+                kind = type(agent)
+                if kind is PolicyAgent:
+                    batches.setdefault(id(agent.policy), []).append((table, agent))
+                    break
+                if kind is RandomAgent:
+                    state.apply_action(agent.pick(state.legal_actions()))
+                else:
+                    state.apply_action(agent.act(state.observation(p), state.action_mask()))
         for batch in batches.values():
             observations = np.stack([t.state.observation(t.state.current_player) for t, _ in batch])
             logits = batch[0][1].policy.logits(observations)
             for (table, agent), row, observation in zip(batch, logits, observations, strict=True):
                 table.state.apply_action(agent.choose(observation, table.state.action_mask(), row))
-        waiting = playing
+        waiting = [table for batch in batches.values() for table, _ in batch]

@@ -3,7 +3,7 @@
 :class:`SeatVectorEnv` holds ``num_envs`` :class:`~tabletop_rl.training.runtime.table.Table` s — the learner's
 seat, its opponents and the engine state of each game — and no env object per game. A step applies the learner's
 actions, plays every game's opponents together (:func:`~tabletop_rl.training.runtime.table.play_opponents`: one
-forward pass per network per ply) and writes observations, masks, rewards and flags into arrays allocated once.
+forward pass per network and round) and writes observations, masks, rewards and flags into arrays allocated once.
 
 * Autoreset is ``SAME_STEP`` (``metadata["autoreset_mode"]``): a game that ends is dealt anew in the same step, so
   every returned observation is one the learner must act on and every mask has a legal action; the last
