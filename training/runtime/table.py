@@ -6,9 +6,9 @@ A :class:`Table` holds what one single-seat episode is: the learner's seat, the 
 generator. :class:`~tabletop_rl.training.runtime.single_seat.SingleSeatEnv` is one table;
 :class:`~tabletop_rl.training.runtime.vector_env.SeatVectorEnv` is many. Both play the opponents with
 :func:`play_opponents`: the opponents that need no network play on at once, and every table waiting on the same
-network (the shipped policy, a self-play snapshot) is decided in one forward pass. A table consumes its generator and its agents' generators in the same order whatever else is
-played beside it, so table i of a batch seeded ``seed + i`` plays exactly the games of a single env seeded
-``seed + i``.
+network (the shipped policy, a self-play snapshot) is decided in one forward pass. A table consumes its generator
+and its agents' generators in the same order whatever else is played beside it, so table i of a batch seeded
+``seed + i`` plays exactly the games of a single env seeded ``seed + i``.
 """
 
 from __future__ import annotations
