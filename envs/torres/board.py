@@ -303,30 +303,8 @@ class Board:
         return out
 
     def tunnel_targets(self, a: int) -> list[int]:
-        """T29 (``monotone_tunnel``): the knight never climbs inside the castle. T(s) is a widest-path
-        value, min over the path of (L, h − 1), maximised over paths from the entries."""
-        h, cid, occ = self.h, self.cid, self.occ
-        level = h[a]
-        out: set[int] = set()
-        for c in {cid[b] for b in NEIGH[a] if cid[b] >= 0 and h[b] > level}:
-            tunnel: dict[int, int] = {}
-            for b in NEIGH[a]:
-                if cid[b] == c and h[b] > level:
-                    tunnel[b] = max(tunnel.get(b, -1), min(level, h[b] - 1))
-            todo = list(tunnel)
-            while todo:
-                s = todo.pop()
-                for x in NEIGH[s]:
-                    if cid[x] == c:
-                        v = min(tunnel[s], h[x] - 1)
-                        if v > tunnel.get(x, -1):
-                            tunnel[x] = v
-                            todo.append(x)
-            for s, t in tunnel.items():
-                for x in NEIGH[s]:
-                    if occ[x] == EMPTY and h[x] <= t:
-                        out.add(x)
-        return list(out)
+        """T29 (``monotone_tunnel``): :func:`tunnel_exits` of this board."""
+        return list(tunnel_exits(self.h, self.cid, self.occ, a))
 
     def move_targets(self, a: int, tunnel: bool = False) -> list[int]:
         """T26: step and door targets of the knight on a, ascending, each once."""
@@ -348,3 +326,31 @@ class Board:
                 if self.tunnel_targets(a) if tunnel else self.door_targets(a):
                     out.append(a)
         return out
+
+
+def tunnel_exits(h: list[int], cid: list[int], occ: list[int], a: int) -> set[int]:
+    """T29 (``monotone_tunnel``) on heights ``h``, castle ids ``cid`` and pieces ``occ`` (the board's, or a bot's
+    view of them): where the knight on ``a`` may leave a castle it entered by a door. The knight never climbs inside
+    the castle: T(s) is a widest-path value, min over the path of (L, h − 1), maximised over paths from the
+    entries."""
+    level = h[a]
+    out: set[int] = set()
+    for c in {cid[b] for b in NEIGH[a] if cid[b] >= 0 and h[b] > level}:
+        tunnel: dict[int, int] = {}
+        for b in NEIGH[a]:
+            if cid[b] == c and h[b] > level:
+                tunnel[b] = max(tunnel.get(b, -1), min(level, h[b] - 1))
+        todo = list(tunnel)
+        while todo:
+            s = todo.pop()
+            for x in NEIGH[s]:
+                if cid[x] == c:
+                    v = min(tunnel[s], h[x] - 1)
+                    if v > tunnel.get(x, -1):
+                        tunnel[x] = v
+                        todo.append(x)
+        for s, t in tunnel.items():
+            for x in NEIGH[s]:
+                if occ[x] == EMPTY and h[x] <= t:
+                    out.add(x)
+    return out

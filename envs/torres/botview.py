@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.game import Game
-from .board import DIAG, EMPTY, JUMPS, KING, MANY, MAX_CASTLES, NEIGH, NONE, SQUARES, Board
+from .board import DIAG, EMPTY, JUMPS, KING, MANY, MAX_CASTLES, NEIGH, NONE, SQUARES, Board, tunnel_exits
 from .cards import DIAGONAL_MOVE, DOOR_CLIMB, EXTRA_BLOCK, JUMP_OVER, JUMP_UP_TWO, NUM_CARD_TYPES, RELOCATE_KNIGHT
 from .observation import H_SCALE
 
@@ -248,27 +248,8 @@ class View:
         return [c for c in NEIGH[a] if occ[c] == EMPTY and h[c] <= top]
 
     def tunnel_targets(self, a: int) -> set[int]:
-        """T29 (``monotone_tunnel``): as ``Board.tunnel_targets``, a widest-path value per castle square."""
-        h, cid, occ = self.h, self.cid, self.occ
-        level = h[a]
-        out: set[int] = set()
-        for c in {cid[b] for b in NEIGH[a] if cid[b] >= 0 and h[b] > level}:
-            tunnel: dict[int, int] = {}
-            for b in NEIGH[a]:
-                if cid[b] == c and h[b] > level:
-                    tunnel[b] = max(tunnel.get(b, -1), min(level, h[b] - 1))
-            todo = list(tunnel)
-            while todo:
-                s = todo.pop()
-                for x in NEIGH[s]:
-                    if cid[x] == c:
-                        v = min(tunnel[s], h[x] - 1)
-                        if v > tunnel.get(x, -1):
-                            tunnel[x] = v
-                            todo.append(x)
-            for s, t in tunnel.items():
-                out.update(x for x in NEIGH[s] if occ[x] == EMPTY and h[x] <= t)
-        return out
+        """T29 (``monotone_tunnel``): as ``Board.tunnel_targets``."""
+        return tunnel_exits(self.h, self.cid, self.occ, a)
 
     def card_targets(self, card: int, a: int, exact_jump: bool) -> set[int] | list[int]:
         """D8 as ``cards.card_targets`` for the knight cards and EXTRA_BLOCK: the destinations of ``card``
