@@ -127,8 +127,6 @@ class Trainer:
     def make_vec_env(self) -> VecEnv:
         c = self.config
         if c.vec_env == "batched":
-            if c.num_workers:
-                start_helpers("forkserver")  # before any worker: with the stop signals blocked
             return VecMonitor(SB3SeatVecEnv(batched_env(num_envs=c.num_envs, num_workers=c.num_workers,
                                                         **self.env_kwargs)))
         subproc = c.vec_env == "subproc" or (c.vec_env == "auto" and c.num_envs > 1)

@@ -18,7 +18,7 @@ import numpy as np
 from ... import envs
 from ...envs.core.game import check_seed
 from .opponents import SELF, OpponentMix, Weights
-from .table import ILLEGAL_REWARD, Table, play_opponents
+from .table import ILLEGAL_REWARD, Table, play_opponents, settle
 
 
 class SingleSeatEnv(gym.Env):
@@ -67,9 +67,7 @@ class SingleSeatEnv(gym.Env):
         if seed is not None:
             table.mix.reseed(self.np_random)
         table.deal()
-        play_opponents([table])
-        while not table.ready():
-            play_opponents([table])
+        settle([table])
         self._render_human()
         return table.observation(), {"seat": table.seat, "action_mask": table.mask()}
 

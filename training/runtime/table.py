@@ -163,3 +163,11 @@ def play_opponents(tables: Sequence[Table]) -> None:
             for (table, agent), row, observation in zip(batch, logits, observations, strict=True):
                 table.state.apply_action(agent.choose(observation, table.state.action_mask(), row))
         waiting = [table for batch in batches.values() for table, _ in batch]
+
+
+def settle(tables: Sequence[Table]) -> None:
+    """Play the opponents of freshly dealt tables until each waits on its learner, dealing again a table whose game
+    ended before the learner's first decision."""
+    while tables:
+        play_opponents(tables)
+        tables = [t for t in tables if not t.ready()]

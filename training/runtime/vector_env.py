@@ -39,9 +39,9 @@ from ... import envs
 from ...envs.core.game import check_seed
 from ..stopping import ignore_stop_signals, start_helpers
 from .opponents import OpponentMix, Weights
-from .policy import MLPPolicy, PolicyInfo, limit_blas_threads
+from .policy import MLPPolicy, limit_blas_threads
 from .single_seat import opponent_mix, seat_spaces
-from .table import Table, play_opponents
+from .table import Table, play_opponents, settle
 
 
 class SeatVectors(VectorEnv):
@@ -128,7 +128,6 @@ class SeatVectorEnv(SeatVectors):
         super().__init__(game, num_envs, game_options, copy)
         mix = {"random": 1.0} if opponents is None else opponents
         first = OpponentMix(self.game, mix, network, snapshot_deterministic)  # checks the mix, reads each file once
-        self.network = network
         self.tables = [Table(self.game, first, seat, margin_reward)] + [
             Table(self.game, OpponentMix(self.game, mix, network, snapshot_deterministic, first.factories), seat,
                   margin_reward) for _ in range(num_envs - 1)]
@@ -141,7 +140,7 @@ class SeatVectorEnv(SeatVectors):
         for table, s in zip(self.tables, self._seeds(seed), strict=True):
             table.seed(s)
             table.deal()
-        self._settle(self.tables)
+        settle(self.tables)
         for i in range(self.num_envs):
             self._write(i)
         self._started = True
@@ -172,7 +171,7 @@ class SeatVectorEnv(SeatVectors):
                 info.update(illegal_action=True, reason=reasons[i])
             self.ended.append((i, table.observation(), info))
             table.deal()
-        self._settle([self.tables[i] for i, _, _ in self.ended])
+        settle([self.tables[i] for i, _, _ in self.ended])
         for i in range(self.num_envs):
             self._write(i)
         return self._results()
@@ -180,17 +179,10 @@ class SeatVectorEnv(SeatVectors):
     def set_pool(self, pool: list[Weights]) -> None:
         """Refresh the self-play snapshots: each is made into a network once and shared by every game, so the games
         waiting on one snapshot are decided in one forward pass."""
-        info = PolicyInfo.for_game(self.game, self.network) if pool and self.network else None
+        info = self.tables[0].mix.snapshot_info  # None without a network: the mixes refuse the pool, saying so
         policies = [MLPPolicy(weights, info) for weights in pool] if info else pool
         for table in self.tables:
             table.mix.set_pool(policies)
-
-    def _settle(self, tables: list[Table]) -> None:
-        """Play the opponents of freshly dealt games until each waits on its learner (dealing again a game that
-        ended before the learner's first decision)."""
-        while tables:
-            play_opponents(tables)
-            tables = [t for t in tables if not t.ready()]
 
     def _write(self, i: int) -> None:
         state = self.tables[i].state
