@@ -177,15 +177,7 @@ class Board:
             self._retouch_one(q)
 
     def _retouch_one(self, q: int) -> None:
-        cid, t = self.cid, NONE
-        for x in NEIGH[q]:
-            c = cid[x]
-            if c >= 0 and c != t:
-                if t != NONE:
-                    t = MANY
-                    break
-                t = c
-        self.touch[q] = t
+        self.touch[q] = touching_castle(self.cid, q)
 
     def connected_without(self, s: int) -> bool:
         """T46(b): the other squares of s's castle still form one orthogonally connected group."""
@@ -354,3 +346,16 @@ def tunnel_exits(h: list[int], cid: list[int], occ: list[int], a: int) -> set[in
                 if occ[x] == EMPTY and h[x] <= t:
                     out.add(x)
     return out
+
+
+def touching_castle(cid: list[int], q: int) -> int:
+    """The castle orthogonally next to square q under castle ids ``cid`` (the board's, or a bot's view of them): its
+    id, ``NONE`` or ``MANY`` (T31)."""
+    found = NONE
+    for x in NEIGH[q]:
+        c = cid[x]
+        if c >= 0 and c != found:
+            if found != NONE:
+                return MANY
+            found = c
+    return found

@@ -23,7 +23,20 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.game import Game
-from .board import DIAG, EMPTY, JUMPS, KING, MANY, MAX_CASTLES, NEIGH, NONE, SQUARES, Board, tunnel_exits
+from .board import (
+    DIAG,
+    EMPTY,
+    JUMPS,
+    KING,
+    MANY,
+    MAX_CASTLES,
+    NEIGH,
+    NONE,
+    SQUARES,
+    Board,
+    touching_castle,
+    tunnel_exits,
+)
 from .cards import DIAGONAL_MOVE, DOOR_CLIMB, EXTRA_BLOCK, JUMP_OVER, JUMP_UP_TWO, NUM_CARD_TYPES, RELOCATE_KNIGHT
 from .observation import H_SCALE
 
@@ -182,14 +195,7 @@ class View:
 
     def touch(self, t: int) -> int:
         """The castle orthogonally next to t: its id, ``NONE`` or ``MANY`` (T31)."""
-        cid, found = self.cid, NONE
-        for x in NEIGH[t]:
-            c = cid[x]
-            if c >= 0 and c != found:
-                if found != NONE:
-                    return MANY
-                found = c
-        return found
+        return touching_castle(self.cid, t)
 
     def block_targets(self) -> list[int]:
         """T31: empty squares where a block may go (raise below the area, or extend one castle), ascending."""
