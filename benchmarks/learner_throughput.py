@@ -45,7 +45,7 @@ from throughput import engine_loop
 
 import tabletop_rl  # registers the ids tabletop/<game>-v0 (of the tree on PYTHONPATH in a child process)
 from tabletop_rl.training import cli
-from tabletop_rl.training.stopping import stoppable
+from tabletop_rl.training.cli.stopping import stoppable
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = [("lost_cities", 2), ("five_towers", 2), ("five_towers", 5), ("palazzo", 2), ("palazzo", 4),

@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import tabletop_rl
     from tabletop_rl.envs.core.agents import attach_view
-    from tabletop_rl.training import openspiel
+    from tabletop_rl.training.interop import openspiel
     from tabletop_rl.training.runtime.agents import load_agent
 
     if args.game not in tabletop_rl.list_games():

@@ -27,8 +27,8 @@ from tabletop_rl import envs
 from tabletop_rl.training.ppo.config import load_config
 from tabletop_rl.training.ppo.network import limit_threads
 from tabletop_rl.training.ppo.trainer import Trainer
-from tabletop_rl.training.rllib.config import read_config
-from tabletop_rl.training.rllib.trainer import learner_steps, ppo_config
+from tabletop_rl.training.rllib_ppo.config import read_config
+from tabletop_rl.training.rllib_ppo.trainer import learner_steps, ppo_config
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 

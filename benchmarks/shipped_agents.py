@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tabletop_rl import envs  # noqa: E402
 from tabletop_rl.training.evaluation.tournament import tournament  # noqa: E402
-from tabletop_rl.training.runtime.agents import shipped_policies  # noqa: E402
+from tabletop_rl.training.runtime.policy_paths import shipped_policies  # noqa: E402
 
 
 def shipped() -> dict[str, dict]:

@@ -13,7 +13,7 @@ import tempfile
 import time
 
 from tabletop_rl import game_class, list_games
-from tabletop_rl.training.web.server import App
+from tabletop_rl.training.webapp.server import App
 
 OPTIONS = {"lost_cities": {}, "five_towers": {}, "palazzo": {}, "torres": {}}  # each game's defaults
 

@@ -3,7 +3,7 @@
     pip install -e ".[torchrl]"
     python examples/torchrl_policy.py [GAMES]       # 20 games: a few seconds
 
-The game is TorchRL's ``PettingZooWrapper`` around ``tabletop_rl.make`` (turn-based, ``use_mask=True``), both
+The game is ``torchrl_env`` (TorchRL's ``PettingZooWrapper`` around ``tabletop_rl.make``, turn-based), both
 seats in one group ``agents`` so that one network serves both: TorchRL stacks the seats, the policy samples an
 action for each from ``MaskedCategorical`` over the seat's ``action_mask``, and the env plays the one of the
 seat on move (``("agents", "mask")``). The update shows what turn-based training must get right: only the steps
@@ -15,25 +15,19 @@ whoever made it, is credited to each seat's own decisions. A demonstration of th
 from __future__ import annotations
 
 import sys
-import warnings
 
 import torch
 from tensordict.nn import TensorDictModule
-from torchrl.envs import PettingZooWrapper
-from torchrl.envs.utils import MarlGroupMapType
 from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor
 
-import tabletop_rl
-
-warnings.filterwarnings("ignore", "PettingZoo in TorchRL is tested")  # it names 1.24.3; we run a newer PettingZoo
+from tabletop_rl.training.interop.torchrl import torchrl_env
 
 
 def main(games: int = 20, seed: int = 0) -> list[list[float]]:
     """Play and learn from ``games`` games; return each game's returns (seat 0, seat 1)."""
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # forward passes of two observations: more threads only contend
-    env = PettingZooWrapper(env=tabletop_rl.make("lost_cities"), use_mask=True, seed=seed,
-                            group_map=MarlGroupMapType.ALL_IN_ONE_GROUP)
+    env = torchrl_env("lost_cities", seed=seed, shared_policy=True)  # both seats in one group "agents"
     action_spec = env.full_action_spec["agents", "action"]
     observation_size = env.observation_spec["agents", "observation", "observation"].shape[-1]
     network = TensorDictModule(MLP(in_features=observation_size, out_features=action_spec.space.n, num_cells=[64]),

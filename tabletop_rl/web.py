@@ -1,7 +1,9 @@
-"""``python -m tabletop_rl.web``: the browser app (docs/web.md). Its code lives in ``tabletop_rl.training.web``
-(``command.py`` reads this command line, ``server.py`` serves); this module only runs it."""
+"""``python -m tabletop_rl.web``: the browser app (docs/web.md), the short form of ``python -m
+tabletop_rl.training.web``, which it runs."""
 
-from .training.web.command import main
+import sys
+
+from .training.web import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -12,8 +12,8 @@ import pytest
 
 from tabletop_rl.training.expert_iteration import main
 from tabletop_rl.training.ppo.expert_iteration import Settings, fit, load_chunks, record_chunk
-from tabletop_rl.training.runtime.agents import policy_path
 from tabletop_rl.training.runtime.policy import load_policy
+from tabletop_rl.training.runtime.policy_paths import policy_path
 
 SMALL = "worlds=2,k=2"  # budgets small enough for tests
 

@@ -158,12 +158,12 @@ NOT_IN_THE_LIGHT_INSTALL = ("torch", "stable_baselines3", "sb3_contrib", "matplo
 
 
 def test_play_time_and_evaluation_need_no_torch():
-    """Every module of ``training/runtime`` and ``training/evaluation``, the commands ``play``, ``evaluate``,
-    ``replay`` and what the commands share import with the training extras missing (``None`` in ``sys.modules``
+    """Every module of ``training/runtime``, ``training/evaluation`` and ``training/cli`` (what the commands share),
+    the commands ``play``, ``evaluate``, ``replay`` and ``web`` import with the training extras missing (``None`` in ``sys.modules``
     fails an import); ``train`` says which extra it needs."""
     modules = ["tabletop_rl.training." + ".".join(path.relative_to(ROOT / "training").with_suffix("").parts)
-               for folder in ("runtime", "evaluation") for path in sorted((ROOT / "training" / folder).glob("*.py"))]
-    modules += [f"tabletop_rl.training.{name}" for name in ("play", "evaluate", "replay", "cli", "shell", "stopping")]
+               for folder in ("runtime", "evaluation", "cli") for path in sorted((ROOT / "training" / folder).glob("*.py"))]
+    modules += [f"tabletop_rl.training.{name}" for name in ("play", "evaluate", "replay", "web")]
     code = (f"import importlib, sys\nsys.modules.update(dict.fromkeys({NOT_IN_THE_LIGHT_INSTALL!r}))\n"
             f"for name in {modules!r}:\n    importlib.import_module(name)\n"
             "import tabletop_rl.training.train\n")
@@ -187,3 +187,15 @@ def test_envs_and_training_import_each_other_relatively():
             absolute += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names
                          if n.split(".")[0] == "tabletop_rl"]
     assert not absolute, "absolute imports of tabletop_rl:\n" + "\n".join(absolute)
+
+
+def test_training_top_level_holds_the_commands():
+    """Every module at ``training/``'s top level is a command run as ``python -m tabletop_rl.training.<name>``: a
+    ``main`` and the ``__main__`` guard; and every command of the docs is one of them."""
+    commands = sorted(path.stem for path in (ROOT / "training").glob("*.py") if path.stem != "__init__")
+    assert commands == ["evaluate", "expert_iteration", "play", "replay", "rllib", "train", "web"]
+    for name in commands:
+        text = (ROOT / "training" / f"{name}.py").read_text()
+        assert "\ndef main(" in text and '\nif __name__ == "__main__":\n' in text, name
+    documented = set(re.findall(r"python -m tabletop_rl\.training\.(\w+)", (ROOT / "docs" / "training.md").read_text()))
+    assert documented <= set(commands)

@@ -1,4 +1,4 @@
-"""The games in OpenSpiel (``training/openspiel.py``, docs/interop.md "OpenSpiel"): OpenSpiel's own random
+"""The games in OpenSpiel (``training/interop/openspiel.py``, docs/interop.md "OpenSpiel"): OpenSpiel's own random
 simulation test for every game, player count and documented option set; GameType and GameInfo; parameters;
 chance nodes; the observer's no-leak guarantee; resampling, serialisation; OpenSpiel's search bots."""
 
@@ -19,7 +19,7 @@ from open_spiel.python.observation import make_observation  # noqa: E402
 
 import tabletop_rl.openspiel  # noqa: E402
 from tabletop_rl.envs.torres.game import ACQUIRE  # noqa: E402
-from tabletop_rl.training import openspiel  # noqa: E402
+from tabletop_rl.training.interop import openspiel  # noqa: E402
 from tests.doc_snippets import run_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,7 +30,7 @@ from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training import evaluate, play, train
 from tabletop_rl.training.ppo.config import load_config
 from tabletop_rl.training.ppo.network import load_weights, weights_of
-from tabletop_rl.training.runtime.agents import PRETRAINED_DIR, load_agent
+from tabletop_rl.training.runtime.agents import load_agent
 from tabletop_rl.training.runtime.policy import (
     MAX_HEADER_BYTES,
     MAX_PARAMETERS,
@@ -43,6 +43,7 @@ from tabletop_rl.training.runtime.policy import (
     policy_file_bytes,
     read_policy_info,
 )
+from tabletop_rl.training.runtime.policy_paths import PRETRAINED_DIR
 from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
 
 ROOT = Path(__file__).parent.parent

@@ -24,15 +24,15 @@ from tabletop_rl import envs  # noqa: E402
 from tabletop_rl.envs.core.agents import RandomAgent  # noqa: E402
 from tabletop_rl.envs.core.match import play_game  # noqa: E402
 from tabletop_rl.training import evaluate  # noqa: E402
+from tabletop_rl.training.cli.shell import interpreter  # noqa: E402
+from tabletop_rl.training.interop.rllib import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id  # noqa: E402
 from tabletop_rl.training.ppo.network import limit_threads  # noqa: E402
-from tabletop_rl.training.rllib.__main__ import main as rllib_main  # noqa: E402
-from tabletop_rl.training.rllib.config import RllibConfig, read_config  # noqa: E402
-from tabletop_rl.training.rllib.env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id  # noqa: E402
-from tabletop_rl.training.rllib.modules import AgentModule, MaskedActorCritic  # noqa: E402
-from tabletop_rl.training.rllib.trainer import export_learner  # noqa: E402
+from tabletop_rl.training.rllib import main as rllib_main  # noqa: E402
+from tabletop_rl.training.rllib_ppo.config import RllibConfig, read_config  # noqa: E402
+from tabletop_rl.training.rllib_ppo.modules import AgentModule, MaskedActorCritic  # noqa: E402
+from tabletop_rl.training.rllib_ppo.trainer import export_learner  # noqa: E402
 from tabletop_rl.training.runtime.agents import load_agent  # noqa: E402
 from tabletop_rl.training.runtime.policy import load_policy, read_policy_info  # noqa: E402
-from tabletop_rl.training.shell import interpreter  # noqa: E402
 
 limit_threads()
 CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("rllib_*.yaml"))

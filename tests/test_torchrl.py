@@ -16,17 +16,15 @@ pytest.importorskip("torchrl", reason="TorchRL tests need the torchrl extra (mak
 from torchrl.envs import PettingZooWrapper  # noqa: E402
 from torchrl.envs.utils import check_env_specs  # noqa: E402
 
-import tabletop_rl  # noqa: E402
+from tabletop_rl.training.interop.torchrl import torchrl_env  # noqa: E402
 from tests.doc_snippets import run_section  # noqa: E402
 
-# TorchRL warns that it is tested with PettingZoo 1.24.3 only; we run 1.27
-pytestmark = pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested:UserWarning")
 ROOT = Path(__file__).parent.parent
 GAMES = [("lost_cities", {}), ("five_towers", {"num_players": 3}), ("palazzo", {}), ("torres", {"num_players": 3})]
 
 
 def wrapped(game: str, options: dict, seed: int) -> PettingZooWrapper:
-    return PettingZooWrapper(env=tabletop_rl.make(game, **options), use_mask=True, return_state=True, seed=seed)
+    return torchrl_env(game, seed=seed, **options)
 
 
 @pytest.mark.parametrize("game, options", GAMES, ids=[g for g, _ in GAMES])

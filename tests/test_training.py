@@ -21,17 +21,17 @@ from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training import train
+from tabletop_rl.training.cli.shell import interpreter
 from tabletop_rl.training.ppo import trainer, warm_start
 from tabletop_rl.training.ppo.checkpoint import latest_checkpoint
 from tabletop_rl.training.ppo.config import load_config
 from tabletop_rl.training.ppo.network import limit_threads
 from tabletop_rl.training.ppo.report import next_steps
 from tabletop_rl.training.ppo.warm_start import imitate, teacher_games
-from tabletop_rl.training.runtime import agents
+from tabletop_rl.training.runtime import policy_paths
 from tabletop_rl.training.runtime.agents import load_agent
 from tabletop_rl.training.runtime.policy import PolicyAgent, PolicyFileError, PolicyInfo, load_policy
 from tabletop_rl.training.runtime.single_seat import SingleSeatEnv
-from tabletop_rl.training.shell import interpreter
 from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
 
 limit_threads()  # what training does too: more threads thrash on a busy CPU
@@ -231,13 +231,13 @@ def test_load_agent_refuses_other_games_and_unknown_specs(tmp_path):
 
 
 def test_pretrained_picks_the_policy_trained_for_the_options_and_else_says_what_exists(tmp_path, monkeypatch):
-    monkeypatch.setattr(agents, "PRETRAINED_DIR", tmp_path)
+    monkeypatch.setattr(policy_paths, "PRETRAINED_DIR", tmp_path)
     two, three = (envs.make("five_towers", wrapped=False, num_players=n).game for n in (2, 3))
     for n, game in ((2, two), (3, three)):
         random_policy_file(tmp_path / f"five_towers_{n}p.safetensors", game)
     random_policy_file(tmp_path / "five_towers_other.safetensors", envs.make("lost_cities", wrapped=False).game)
     for n, game in ((2, two), (3, three)):
-        assert agents.pretrained_path(game) == tmp_path / f"five_towers_{n}p.safetensors"
+        assert policy_paths.pretrained_path(game) == tmp_path / f"five_towers_{n}p.safetensors"
         assert load_agent("pretrained", game).policy.info.options == game.options
     five = envs.make("five_towers", wrapped=False, num_players=5).game
     with pytest.raises(ValueError) as refused:
@@ -256,24 +256,24 @@ def test_pretrained_picks_the_policy_trained_for_the_options_and_else_says_what_
     assert evaluate[0].endswith("runs/x/policy.safetensors random heuristic pretrained --games 400 --set num_players=3")
     assert evaluate[1].endswith("runs/x/policy.safetensors random heuristic --games 400 --set num_players=5")
     # an option added to a game after a policy was trained had its default then
-    info = agents.read_policy_info(tmp_path / "five_towers_2p.safetensors")
-    assert agents.trained_for(PolicyInfo(**{**vars(info), "options": {"num_players": 2}}), two)
+    info = policy_paths.read_policy_info(tmp_path / "five_towers_2p.safetensors")
+    assert policy_paths.trained_for(PolicyInfo(**{**vars(info), "options": {"num_players": 2}}), two)
 
 
 def test_pretrained_names_what_is_shipped_when_a_game_has_none(tmp_path, monkeypatch):
-    monkeypatch.setattr(agents, "PRETRAINED_DIR", tmp_path)
+    monkeypatch.setattr(policy_paths, "PRETRAINED_DIR", tmp_path)
     random_policy_file(tmp_path / "lost_cities_2p.safetensors", envs.make("lost_cities", wrapped=False).game)
     with pytest.raises(ValueError, match=r"^no pretrained policy is shipped for five_towers; train one with"):
         load_agent("pretrained", envs.make("five_towers", wrapped=False).game)
 
 
 def test_every_shipped_policy_is_named_for_its_game_and_player_count():
-    shipped = {path.name: info for game in envs.list_games() for path, info in agents.shipped_policies(game)}
-    assert set(shipped) == {p.name for p in agents.PRETRAINED_DIR.glob("*.safetensors")}
+    shipped = {path.name: info for game in envs.list_games() for path, info in policy_paths.shipped_policies(game)}
+    assert set(shipped) == {p.name for p in policy_paths.PRETRAINED_DIR.glob("*.safetensors")}
     for name, info in shipped.items():
         game = envs.make(info.game, wrapped=False, **info.options).game
         assert name == f"{info.game}_{game.num_players}p.safetensors"
-        assert agents.non_default_options(game, info.options).keys() <= {"num_players"}  # default options only
+        assert policy_paths.non_default_options(game, info.options).keys() <= {"num_players"}  # default options only
 
 
 def test_next_commands_name_the_python_that_runs(tmp_path, monkeypatch):
@@ -302,7 +302,7 @@ def test_next_commands_name_the_python_that_runs(tmp_path, monkeypatch):
     assert interpreter() == str(venv / "python")
     monkeypatch.setenv("PATH", f"{venv}{os.pathsep}{system}")  # the venv activated
     assert interpreter() == "python"
-    monkeypatch.setattr(agents, "PRETRAINED_DIR", tmp_path)  # the hint of a missing policy
+    monkeypatch.setattr(policy_paths, "PRETRAINED_DIR", tmp_path)  # the hint of a missing policy
     with pytest.raises(ValueError, match=r"train one with: python -m tabletop_rl.training.train --config "
                                          r"configs/five_towers.yaml$"):
         load_agent("pretrained", envs.make("five_towers", wrapped=False).game)
@@ -311,7 +311,7 @@ def test_next_commands_name_the_python_that_runs(tmp_path, monkeypatch):
 def test_next_commands_run_as_printed(tmp_path):
     """The printed 'play against it' command, split as a shell would and run with no python on the PATH."""
     line = next_steps(envs.make("lost_cities", wrapped=False).game, tmp_path,
-                      agents.PRETRAINED_DIR / "lost_cities_2p.safetensors", 8, True)[0][1]
+                      policy_paths.PRETRAINED_DIR / "lost_cities_2p.safetensors", 8, True)[0][1]
     done = subprocess.run(shlex.split(line), input="q\n", capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PATH": str(tmp_path)})
     assert done.returncode == 0, done.stderr

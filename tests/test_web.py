@@ -18,7 +18,7 @@ pytest.importorskip("starlette", reason="the web extra installs starlette")
 from starlette.testclient import TestClient  # noqa: E402
 
 from tabletop_rl.envs.core.record import MAX_BYTES, load_record  # noqa: E402
-from tabletop_rl.training.web.server import create_app  # noqa: E402
+from tabletop_rl.training.webapp.server import create_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "web"

@@ -10,7 +10,6 @@ intervals, ratings and outputs are described in docs/training.md, the game recor
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,9 +17,9 @@ from .. import envs
 from ..envs.core.files import atomic_write, new_folder
 from ..envs.core.record import Record
 from . import cli
+from .cli.shell import command
+from .cli.stopping import stoppable
 from .evaluation.tournament import Results, tournament
-from .shell import command
-from .stopping import stoppable
 
 
 def main(argv: Sequence[str] | None = None) -> Results:
@@ -82,4 +81,4 @@ def main(argv: Sequence[str] | None = None) -> Results:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

@@ -17,9 +17,10 @@ from pathlib import Path
 from .. import envs
 from ..envs.core.files import atomic_write, new_folder
 from . import cli
+from .cli.stopping import stoppable
 from .ppo.expert_iteration import Settings, keep_previous, recorded_games, run
-from .runtime.agents import load_agent, policy_path
-from .stopping import stoppable
+from .runtime.agents import load_agent
+from .runtime.policy_paths import policy_path
 
 
 def main(argv: Sequence[str] | None = None) -> Path:

@@ -12,7 +12,6 @@ told otherwise.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -60,4 +59,4 @@ def main(argv: Sequence[str] | None = None) -> np.ndarray | None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

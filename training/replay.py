@@ -47,4 +47,4 @@ def main(argv: Sequence[str] | None = None) -> Record:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

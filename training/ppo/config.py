@@ -50,6 +50,10 @@ class Network:
     vf: list[int] = field(default_factory=lambda: [256, 256])  # value MLP hidden sizes
     activation: str = "relu"  # relu or tanh
 
+    def spec(self) -> dict[str, Any]:
+        """The network as a policy file's header, the SB3 and RLlib builders and the opponents' snapshots name it."""
+        return {"pi": list(self.pi), "vf": list(self.vf), "activation": self.activation}
+
 
 @dataclass
 class Opponents:

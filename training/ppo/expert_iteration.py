@@ -23,11 +23,11 @@ from ... import envs
 from ...envs.core.agents import Agent, SeatView, pass_view
 from ...envs.core.files import atomic_write
 from ...envs.core.match import play_game, score_margins
+from ..cli.stopping import parallel_map
 from ..evaluation.stats import mean_interval
 from ..runtime.agents import agent_factory
 from ..runtime.policy import MLPPolicy, load_policy, save_policy
 from ..runtime.search import SearchSettings
-from ..stopping import parallel_map
 
 CHUNK = 20  # games per saved chunk
 HELD_OUT = 10  # every 10th chunk is held out of the fit: agreement is reported on it

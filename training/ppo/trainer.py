@@ -26,12 +26,13 @@ from tqdm import tqdm
 
 from ... import envs
 from ...envs.core.match import first_place_shares, play_game, score_margins
-from ..runtime.agents import load_agent, policy_path
+from ..cli.stopping import ignore_stop_signals, start_helpers, stop_on_signals
+from ..runtime.agents import load_agent
 from ..runtime.opponents import SELF, SnapshotPool
 from ..runtime.policy import MLPPolicy, PolicyAgent, PolicyInfo, load_policy, save_policy
+from ..runtime.policy_paths import policy_path
 from ..runtime.single_seat import SingleSeatEnv
 from ..runtime.vector_env import batched_env
-from ..stopping import ignore_stop_signals, start_helpers, stop_on_signals
 from .checkpoint import Checkpoint, rng_state, save_checkpoint, set_rng_state
 from .config import Config
 from .network import limit_threads, load_weights, torch_activation, weights_of
@@ -102,7 +103,7 @@ class Trainer:
                                  "warm_start")
             if spec:
                 load_agent(spec, self.game)
-        self.network = {"pi": list(c.network.pi), "vf": list(c.network.vf), "activation": c.network.activation}
+        self.network = c.network.spec()
         self.env_kwargs = {"game": c.game, "game_options": c.game_options, "seat": c.seat,
                            "opponents": c.opponents.mix, "network": self.network,
                            "snapshot_deterministic": c.opponents.snapshot_deterministic,

@@ -19,6 +19,7 @@ from ...envs.core.agents import Agent, SeatView, legal_actions
 from ...envs.core.game import Game, State
 from ...envs.core.match import score_margins
 from .policy import MLPPolicy, limit_blas_threads, load_policy
+from .policy_paths import policy_path, pretrained_path
 
 PREFIX = "search"
 NETWORK_ROLLOUT = "policy"
@@ -287,10 +288,9 @@ class SearchAgent:
 
 
 # --------------------------------------------------------------------------- loading
-def search_factory(spec: str, game: Game) -> Callable[[int | None], SearchAgent]:
-    """Parse ``spec``, load its network once, and return ``seed -> SearchAgent`` (see ``load_agent``)."""
-    from .agents import load_agent
-
+def search_factory(spec: str, game: Game, load_agent: Callable[..., Agent]) -> Callable[[int | None], SearchAgent]:
+    """Parse ``spec``, load its network once, and return ``seed -> SearchAgent``; ``load_agent`` (the agent loader,
+    :func:`tabletop_rl.training.runtime.agents.load_agent`) makes the play-out agents a spec names."""
     settings = SearchSettings.parse(spec)
     network = _network(settings.policy, game)
     if network is None and settings.rollout == NETWORK_ROLLOUT:
@@ -316,8 +316,6 @@ def search_factory(spec: str, game: Game) -> Callable[[int | None], SearchAgent]
 
 def _network(policy: str, game: Game) -> MLPPolicy | None:
     """The prior network: ``none``, a policy path, or ``pretrained`` if a shipped policy fits ``game``."""
-    from .agents import policy_path, pretrained_path
-
     if policy == "none":
         return None
     if policy == "pretrained":

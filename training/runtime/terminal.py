@@ -20,7 +20,7 @@ from ...envs.core.files import write_new
 from ...envs.core.match import play_game
 from ...envs.core.record import HUMAN, Decision, Record
 from .. import cli
-from ..shell import command
+from ..cli.shell import command
 from .agents import load_agent
 
 QUIT_WORDS = ("q", "quit", "exit")

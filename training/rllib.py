@@ -3,7 +3,7 @@
     python -m tabletop_rl.training.rllib --config configs/rllib_lost_cities.yaml [--address ADDR] [--set key=value ...]
     python -m tabletop_rl.training.rllib --resume runs/rllib_lost_cities [--set iterations=200]
 
-The command line over :func:`tabletop_rl.training.rllib.trainer.train`: the run, Ray and the run folder are
+The command line over :func:`tabletop_rl.training.rllib_ppo.trainer.train`: the run, Ray and the run folder are
 described in docs/rllib.md.
 """
 
@@ -13,13 +13,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ...envs.core.files import new_folder
-from ..cli import ArgumentParser, set_flags
-from ..ppo.config import dump, saved_config
-from ..shell import command
-from ..stopping import exit_code
-from .config import RESUMABLE_KEYS, RllibConfig, read_config
-from .trainer import checkpoint_iteration, latest_checkpoint, train
+from ..envs.core.files import new_folder
+from .cli import ArgumentParser, set_flags
+from .cli.shell import command
+from .cli.stopping import exit_code
+from .ppo.config import dump, saved_config
+from .rllib_ppo.config import RESUMABLE_KEYS, RllibConfig, read_config
+from .rllib_ppo.trainer import checkpoint_iteration, latest_checkpoint, train
 
 
 def resume_config(run_dir: Path, overrides: list[str]) -> RllibConfig:

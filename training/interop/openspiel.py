@@ -27,11 +27,11 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from ..envs import list_games
-from ..envs.core.game import ChanceNeeded
-from ..envs.core.game import Game as EngineGame
-from ..envs.core.game import State as EngineState
-from ..envs.core.registry import game_class
+from ...envs import list_games
+from ...envs.core.game import ChanceNeeded
+from ...envs.core.game import Game as EngineGame
+from ...envs.core.game import State as EngineState
+from ...envs.core.registry import game_class
 
 PREFIX = "tabletop_"
 

@@ -1,4 +1,4 @@
-"""``python -m tabletop_rl.web``: serve the browser app (docs/web.md).
+"""Serve the browser app (docs/web.md); ``python -m tabletop_rl.web`` is the short form of this command.
 
     python -m tabletop_rl.web
     python -m tabletop_rl.web runs/lc/policy.safetensors --port 8080 --records runs/games
@@ -12,9 +12,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import cli
-from ..runtime.agents import resolve_checkpoint
-from ..runtime.policy import PolicyFileError, read_policy_info
+from . import cli
+from .runtime.policy import PolicyFileError, read_policy_info
+from .runtime.policy_paths import resolve_checkpoint
 
 
 def _port(text: str) -> int:
@@ -31,7 +31,7 @@ def _loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = cli.ArgumentParser(prog="python -m tabletop_rl.web", description=__doc__.split("\n\n")[0])
     parser.add_argument("policies", nargs="*", metavar="POLICY",
                         help="policy files or run folders to offer as agents (by the name given here)")
@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         import uvicorn
 
-        from .server import create_app
+        from .webapp.server import create_app
     except ImportError as error:
         parser.error(f"the web app needs the 'web' extra ({error.name} is not installed): pip install -e '.[web]'")
     if not _loopback(args.host):
@@ -58,7 +58,8 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"and read and add records in {args.records}", file=sys.stderr)
     print(f"tabletop-rl web app on http://{args.host}:{args.port}/ (Ctrl-C stops it)", flush=True)
     uvicorn.run(create_app(args.records, policies), host=args.host, port=args.port, log_level="warning")
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main())

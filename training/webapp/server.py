@@ -37,7 +37,8 @@ from ...envs.core.game import Game, State
 from ...envs.core.options import Option
 from ...envs.core.record import HUMAN, MAX_BYTES, Decision, Record, RecordError, Result, load_record, parse_record
 from ...envs.core.registry import game_class, list_games
-from ..runtime.agents import agent_factory, shipped_policies
+from ..runtime.agents import agent_factory
+from ..runtime.policy_paths import shipped_policies
 
 STATIC = Path(__file__).parent / "static"
 BUILTIN = ("random", "heuristic", "pretrained", "search")  # the agents every game offers (pretrained if shipped)

@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 
 from ... import envs
+from ..cli.stopping import stop_on_signals
+from ..interop.rllib import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id
 from ..ppo.network import limit_threads
-from ..runtime.agents import SUFFIX
 from ..runtime.opponents import check_weights
 from ..runtime.policy import PolicyInfo, save_policy
-from ..stopping import stop_on_signals
+from ..runtime.policy_paths import SUFFIX
 from .config import RllibConfig
-from .env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id
 from .modules import AgentModule, MaskedActor, MaskedActorCritic
 
 POLICY_FILE = f"policy{SUFFIX}"
@@ -71,7 +71,7 @@ def ppo_config(config: RllibConfig, num_env_runners: int = 1) -> Any:
 
     c = config
     num_players = envs.make(c.game, wrapped=False, **c.game_options).game.num_players
-    network = {"pi": list(c.network.pi), "vf": list(c.network.vf), "activation": c.network.activation}
+    network = c.network.spec()
     specs = {LEARNER: RLModuleSpec(module_class=MaskedActorCritic, model_config=network),
              **{snapshot_id(i): RLModuleSpec(module_class=MaskedActor, model_config=network)
                 for i in range(c.snapshots)}}
@@ -107,8 +107,8 @@ def export_learner(weights: dict[str, Any], config: RllibConfig, steps: int, pat
     """The learner module's weights (``get_state()``) as the project's policy file: its parameters already
     carry the file's (SB3's) names; ``save_policy`` checks every name and shape against the network."""
     game = envs.make(config.game, wrapped=False, **config.game_options).game
-    network = {"pi": config.network.pi, "vf": config.network.vf, "activation": config.network.activation}
-    info = PolicyInfo.for_game(game, network, steps, trainer="tabletop_rl.training.rllib (RLlib PPO)", run=config.name)
+    info = PolicyInfo.for_game(game, config.network.spec(), steps, trainer="tabletop_rl.training.rllib (RLlib PPO)",
+                               run=config.name)
     save_policy(path, {name: np.asarray(value) for name, value in weights.items()}, info)
 
 
@@ -140,7 +140,7 @@ def save_checkpoint(algorithm: Any, config: RllibConfig, run_dir: Path, steps: i
 
 # ----------------------------------------------------------------------------- the run
 class Stop:
-    """Set by :func:`tabletop_rl.training.stopping.stop_on_signals` when Ctrl-C / SIGTERM / SIGHUP arrives."""
+    """Set by :func:`tabletop_rl.training.cli.stopping.stop_on_signals` when Ctrl-C / SIGTERM / SIGHUP arrives."""
 
     stop_reason: str | None = None
 
