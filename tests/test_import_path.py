@@ -19,6 +19,8 @@ import pytest
 
 import tabletop_rl
 from tabletop_rl import envs
+from tabletop_rl.envs.core import extras
+from tabletop_rl.envs.core.extras import install_hint
 from tabletop_rl.training.runtime.single_seat import SingleSeatEnv, single_seat_env
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,11 +160,12 @@ NOT_IN_THE_LIGHT_INSTALL = ("torch", "stable_baselines3", "sb3_contrib", "matplo
 
 
 def test_play_time_and_evaluation_need_no_torch():
-    """Every module of ``training/runtime``, ``training/evaluation`` and ``training/cli`` (what the commands share),
-    the commands ``play``, ``evaluate``, ``replay`` and ``web`` import with the training extras missing (``None`` in ``sys.modules``
-    fails an import); ``train`` says which extra it needs."""
+    """Every module of ``training/runtime``, ``training/evaluation`` and ``training/cli`` (what the commands
+    share), the commands ``play``, ``evaluate``, ``replay`` and ``web`` import with the training extras missing
+    (``None`` in ``sys.modules`` fails an import); ``train`` says which extra it needs."""
     modules = ["tabletop_rl.training." + ".".join(path.relative_to(ROOT / "training").with_suffix("").parts)
-               for folder in ("runtime", "evaluation", "cli") for path in sorted((ROOT / "training" / folder).glob("*.py"))]
+               for folder in ("runtime", "evaluation", "cli")
+               for path in sorted((ROOT / "training" / folder).glob("*.py"))]
     modules += [f"tabletop_rl.training.{name}" for name in ("play", "evaluate", "replay", "web")]
     code = (f"import importlib, sys\nsys.modules.update(dict.fromkeys({NOT_IN_THE_LIGHT_INSTALL!r}))\n"
             f"for name in {modules!r}:\n    importlib.import_module(name)\n"
@@ -170,7 +173,7 @@ def test_play_time_and_evaluation_need_no_torch():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr == ("training needs the 'train' extra (torch is not installed): "
-                           "pip install -e '.[train]'  (or: make setup)\n")
+                           "pip install -e '.[train]'\n")
 
 
 
@@ -199,3 +202,14 @@ def test_training_top_level_holds_the_commands():
         assert "\ndef main(" in text and '\nif __name__ == "__main__":\n' in text, name
     documented = set(re.findall(r"python -m tabletop_rl\.training\.(\w+)", (ROOT / "docs" / "training.md").read_text()))
     assert documented <= set(commands)
+
+
+def test_install_hints_fit_where_the_package_lives(monkeypatch, tmp_path):
+    """A checkout installs its own folder (``.`` from inside it, its path from elsewhere); an installed copy names
+    the package on the index."""
+    monkeypatch.chdir(ROOT)
+    assert install_hint("plot") == "pip install -e '.[plot]'"
+    monkeypatch.chdir(tmp_path)
+    assert install_hint("plot") == f"pip install -e '{ROOT.resolve()}[plot]'"
+    monkeypatch.setattr(extras, "CHECKOUT", tmp_path)  # as in site-packages: no pyproject.toml beside envs/
+    assert install_hint("render") == "pip install 'tabletop-rl[render]'"

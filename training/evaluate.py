@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import envs
+from ..envs.core.extras import install_hint
 from ..envs.core.files import atomic_write, new_folder
 from ..envs.core.record import Record
 from . import cli
@@ -76,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> Results:
         print(f"{recorded()}; replay one with: "
               + command("tabletop_rl.training.replay", min(record_dir.glob("*.json"))))
     if "plot" not in paths:
-        print("(no tournament.png: matplotlib is not installed; pip install -e '.[plot]')")
+        print(f"(no tournament.png: matplotlib is not installed; {install_hint('plot')})")
     return results
 
 

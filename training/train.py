@@ -13,13 +13,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..envs.core.extras import install_hint
+
 try:  # the light install (pip install -e .) evaluates and plays, but cannot train
     from .ppo.trainer import Trainer
 except ModuleNotFoundError as error:
     if (error.name or "").partition(".")[0] not in ("torch", "stable_baselines3", "sb3_contrib"):
         raise
     raise SystemExit(f"training needs the 'train' extra ({error.name} is not installed): "
-                     "pip install -e '.[train]'  (or: make setup)") from None
+                     f"{install_hint('train')}") from None
 
 from ..envs.core.files import new_folder
 from .cli import ArgumentParser

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..envs.core.extras import install_hint
 from . import cli
 from .runtime.policy import PolicyFileError, read_policy_info
 from .runtime.policy_paths import resolve_checkpoint
@@ -52,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         from .webapp.server import create_app
     except ImportError as error:
-        parser.error(f"the web app needs the 'web' extra ({error.name} is not installed): pip install -e '.[web]'")
+        parser.error(f"the web app needs the 'web' extra ({error.name} is not installed): {install_hint('web')}")
     if not _loopback(args.host):
         print(f"warning: serving on {args.host}: anyone who can reach this machine on port {args.port} can play, "
               f"and read and add records in {args.records}", file=sys.stderr)
