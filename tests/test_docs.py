@@ -41,16 +41,17 @@ def test_readme_commands_exist_in_makefile_and_ci():
     assert "make test" in (ROOT / ".ci" / "run").read_text()
 
 
-def test_readme_says_what_make_clean_removes_and_how_many_games_evaluate_plays():
-    readme = " ".join((ROOT / "README.md").read_text().split())
+def test_docs_say_what_make_clean_removes_and_how_many_games_evaluate_plays():
+    install = " ".join((ROOT / "docs" / "install.md").read_text().split())
+    training = " ".join((ROOT / "docs" / "training.md").read_text().split())
     makefile = (ROOT / "Makefile").read_text()
     folders = dict(re.findall(r"^(\w+) \?= (\S+)$", makefile, re.M))
     recipe = re.search(r"^clean:\n\trm -rf (.*)$", makefile, re.M).group(1)
     venvs = [folders[word[2:-1]] for word in recipe.split() if word.startswith("$(")]  # the rest are caches
-    said = re.search(r"`make clean` removes (.*?) and the caches, never `runs/`", readme).group(1)
+    said = re.search(r"removes (.*?) and the caches, never `runs/`", install).group(1)
     assert len(venvs) == 2 and said == ", ".join(f"`{venv}/`" for venv in venvs)  # .venv and .venv-rllib
-    assert f"`--games 40` plays {40 * len(tables(3, 4))} games" in readme  # 3 agents at 4 players
-    assert f"({len(tables(3, 2))} tables for 3 agents)" in readme
+    assert f"`--games 40` plays {40 * len(tables(3, 4))} games" in training  # 3 agents at 4 players
+    assert f"({len(tables(3, 2))} tables for 3 agents)" in training
 
 
 @pytest.mark.parametrize("name", envs.list_games())
@@ -85,3 +86,15 @@ def test_readme_game_table_gives_the_real_sizes(name):
     row = next(line for line in (ROOT / "README.md").read_text().splitlines() if f"(`{name}`)" in line)
     game_class = envs.game_class(name)
     assert str(game_class().num_actions) in row and str(game_class().observation_size) in row
+
+
+def test_readme_is_read_in_two_minutes():
+    """A picture before the two commands, the layout a table, the long text in docs/: at most 100 lines, and every
+    file it links to exists."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 100
+    picture = re.search(r"!\[[^\]]+\]\(([^)]+)\)", readme)
+    assert picture and picture.start() < readme.index("## Two commands") and (ROOT / picture.group(1)).is_file()
+    assert "## Layout\n\n| Folder | What |" in readme
+    links = [link for link in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme) if "://" not in link]
+    assert links and [link for link in links if not (ROOT / link).exists()] == []
