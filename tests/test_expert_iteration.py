@@ -91,6 +91,8 @@ def test_a_run_writes_a_policy_and_resumes_without_replaying(lost_cities, tmp_pa
     (["--epochs", "0"], "argument --epochs: expected an integer >= 1, got '0'"),
     (["--seed", "-1"], "argument --seed: expected a non-negative integer, got '-1'"),
     (["--opponent", "heuristc"], "unknown agent"),
+    (["--opponent", "tests.custom_agents:broken"], "agent tests.custom_agents:broken: the factory raised "
+                                                   "ZeroDivisionError: division by zero"),
     (["--policy", "missing.safetensors"], "no such file"),
 ])
 def test_bad_settings_fail_before_any_game(tmp_path, capsys, args, message):
@@ -130,3 +132,11 @@ def test_resume_with_a_wrong_type_in_the_settings_names_it(tmp_path, capsys):
         main(["--resume", str(tmp_path)])
     err = capsys.readouterr().err
     assert "games='many' is not of the type an expert-iteration run writes" in err and err.count("\n") == 1
+
+
+def test_a_custom_agent_is_an_opponent(tmp_path):
+    out = tmp_path / "ei"
+    main(["lost_cities", "--games", "1", "--search", SMALL, "--epochs", "1", "--out", str(out), "--quiet",
+          "--opponent", "tests.custom_agents:first"])
+    assert json.loads((out / "settings.json").read_text())["opponent"] == "tests.custom_agents:first"
+    assert (out / "policy.safetensors").is_file()

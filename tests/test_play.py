@@ -222,3 +222,23 @@ def test_the_opponents_moves_name_what_they_take_and_where_it_goes():
                           "place tree 10 on the tree tower", "place sand 4 on the sand tower",
                           "place sand 9 on the sand tower"]
     assert not any(re.match(r"(take|place) slot", move) for move in moves)  # the action names, said alone
+
+
+def test_a_custom_agent_is_an_opponent(monkeypatch, capsys):
+    """Your own agent (tests/custom_agents.py) plays a whole game, the same for the same seed; an illegal answer
+    ends the command in one line."""
+    texts = []
+    for _ in range(2):
+        out = io.StringIO()
+        returns = play("lost_cities", ["tests.custom_agents:Watcher"], seat=0, seed=6,
+                       input_stream=Answers(forever="1"), output_stream=out)
+        texts.append(out.getvalue())
+    assert returns is not None and texts[0] == texts[1]
+    assert "player 1 is tests.custom_agents:Watcher." in texts[0]
+    assert texts[0].count("player 1 (tests.custom_agents:Watcher): ") >= 20  # every move announced
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 200))
+    with pytest.raises(SystemExit) as stop:
+        main(["lost_cities", "--opponent", "tests.custom_agents:masked", "--seat", "1", "--no-record"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1
+    assert err.startswith("python -m tabletop_rl.training.play: error: agent tests.custom_agents:masked: act returned ")

@@ -5,6 +5,7 @@ end by clicking, replaying its record and asking an agent. Screenshots go to tes
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -18,6 +19,7 @@ pytest.importorskip("starlette", reason="the web extra installs starlette")
 from starlette.testclient import TestClient  # noqa: E402
 
 from tabletop_rl.envs.core.record import MAX_BYTES, load_record  # noqa: E402
+from tabletop_rl.training.web import main as web_main  # noqa: E402
 from tabletop_rl.training.webapp.server import create_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -192,6 +194,55 @@ def test_the_command_warns_off_loopback_and_refuses_bad_flags(tmp_path):
     done = subprocess.run([sys.executable, "-m", "tabletop_rl.web", "--port", "0"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "expected a port from 1 to 65535, got '0'" in done.stderr
+
+
+# ----------------------------------------------------------------------------- your own agents, given at start-up
+def test_custom_agents_given_at_start_up_are_offered_by_name_and_no_other(tmp_path, monkeypatch):
+    """The web command of examples/my_agent.py's docstring: both agents offered in every game, one plays a game to
+    its end; a spec the browser names is refused and never imported."""
+    served = {}
+    monkeypatch.setattr("uvicorn.run", lambda app, **settings: served.update(app=app))
+    monkeypatch.chdir(ROOT)  # the paths in the example are the checkout's
+    command = re.search(r"^ +python -m tabletop_rl.web (.*)$", (ROOT / "examples" / "my_agent.py").read_text(), re.M)
+    given = command.group(1).split()
+    assert web_main([*given, "--records", str(tmp_path / "games")]) == 0
+    with TestClient(served["app"]) as client:
+        setup = client.get("/api/setup").json()["games"]
+        assert all(game["agents"][-2:] == given for game in setup)
+        view = finish(client, new(client, "lost_cities", seats=("human", given[0]), seed=3))
+        assert load_record(tmp_path / "games" / view["record"]).agents == ("human", given[0])
+        view = new(client, "lost_cities", seats=("human", "random"), seed=5)
+        while view["waiting"] != "human":
+            view = client.post(f"/api/games/{view['id']}/step").json()
+        planted = tmp_path / "planted.py"  # importing it would leave a file
+        planted.write_text(f"open({str(tmp_path / 'imported')!r}, 'w').close()\ndef make(game, seed): pass\n")
+        offered = "; offered: random, heuristic, pretrained, search, " + ", ".join(given)
+        for name in (f"{planted}:make", "tests.custom_agents:first", "os:system"):
+            refused = client.post("/api/games", json={"game": "lost_cities", "seats": ["human", name]})
+            asked = client.post(f"/api/games/{view['id']}/ask", json={"agent": name})
+            for response in (refused, asked):
+                error = response.json()["error"]
+                assert response.status_code == 400 and error.startswith("unknown agent ") and error.endswith(offered)
+        assert not (tmp_path / "imported").exists()
+
+
+def test_a_custom_agent_failing_in_a_game_says_so_in_one_line(tmp_path, capsys):
+    names = ["tests.custom_agents:lost_cities_only", "tests.custom_agents:out_of_range"]
+    with TestClient(create_app(tmp_path, {name: name for name in names})) as client:
+        refused = client.post("/api/games", json={"game": "torres", "seats": ["human", names[0]]})
+        assert refused.status_code == 400 and refused.json()["error"] == (
+            f"agent {names[0]}: the factory raised ValueError: this agent plays lost_cities only, not torres")
+        view = new(client, "lost_cities", seats=(names[1], "human"), seed=0)
+        while view["waiting"] == "human":  # to the agent's turn
+            view = client.post(f"/api/games/{view['id']}/move", json={"action": view["legal"][0]["action"]}).json()
+        failed = client.post(f"/api/games/{view['id']}/step")
+        assert failed.status_code == 500 and failed.json()["error"].startswith(f"agent {names[1]}: act returned ")
+    with pytest.raises(SystemExit) as stop:
+        web_main(["tests.custom_agents:hihgest"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.startswith(
+        "python -m tabletop_rl.web: error: agent tests.custom_agents:hihgest: tests.custom_agents has no 'hihgest'")
+    assert err.count("\n") == 1
 
 
 # ----------------------------------------------------------------------------- the browser

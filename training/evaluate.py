@@ -3,6 +3,7 @@
     python -m tabletop_rl.training.evaluate lost_cities random heuristic runs/lost_cities/policy.safetensors --games 100
     python -m tabletop_rl.training.evaluate five_towers random heuristic --players 3 --set final_partial_round=False
     python -m tabletop_rl.training.evaluate lost_cities search heuristic --games 20 --record runs/eval/records
+    python -m tabletop_rl.training.evaluate lost_cities examples/my_agent.py:highest heuristic --games 20
 
 The command line over :func:`tabletop_rl.training.evaluation.tournament.tournament`; tables, seats, outcomes,
 intervals, ratings and outputs are described in docs/training.md, the game records in docs/records.md.
@@ -27,8 +28,11 @@ def main(argv: Sequence[str] | None = None) -> Results:
     parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.evaluate", description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("agents", nargs="+", metavar="AGENT",
-                        help="agent specs: random, heuristic, pretrained, a policy file / run folder, or "
-                             "search[:key=value,...]")
+                        help="agent specs: random, heuristic, pretrained, a policy file / run folder, "
+                             "search[:key=value,...], or your own agent: module:callable or path/to/file.py:callable, "
+                             "a factory called as callable(game=Game, seed=int) returning an object with "
+                             "act(observation, action_mask) -> int or a function of those two "
+                             "(examples/my_agent.py)")
     parser.add_argument("--games", type=cli.count, default=40,
                         help="games at each table (each set of agents that meets), rounded up to a multiple "
                              "of the player count (default 40); the total is this times the tables: 3 for 3 "

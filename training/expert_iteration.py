@@ -35,7 +35,9 @@ def main(argv: Sequence[str] | None = None) -> Path:
     parser.add_argument("--workers", type=cli.count, default=1, help="processes playing games at once (default 1)")
     parser.add_argument("--policy", default="pretrained", help="network to search with and fit (default pretrained)")
     parser.add_argument("--search", default="", metavar="K=V,…", help="further search options, e.g. worlds=64")
-    parser.add_argument("--opponent", default="heuristic", help="agent spec of the other seats (default heuristic)")
+    parser.add_argument("--opponent", default="heuristic",
+                        help="agent spec of the other seats, as evaluate takes them: random, heuristic, a policy file, "
+                             "your own module:callable or path/to/file.py:callable, … (default heuristic)")
     parser.add_argument("--seed", type=cli.seed, default=defaults.seed)
     parser.add_argument("--epochs", type=cli.count, help=f"passes over the decisions (default {defaults.epochs})")
     parser.add_argument("--learning-rate", type=float, help=f"Adam's (default {defaults.learning_rate})")

@@ -3,6 +3,7 @@
     python -m tabletop_rl.training.play lost_cities --opponent heuristic
     python -m tabletop_rl.training.play lost_cities --opponent runs/lc --seat 1 --seed 7 --set rounds=3
     python -m tabletop_rl.training.play five_towers --set num_players=3 --opponent heuristic random
+    python -m tabletop_rl.training.play lost_cities --opponent examples/my_agent.py:highest
 
 The command line over :func:`tabletop_rl.training.runtime.terminal.play`; how a game in the terminal goes is
 in docs/training.md ("Play in the terminal"). Every game is recorded (docs/records.md), in runs/games/ unless
@@ -37,8 +38,9 @@ def main(argv: Sequence[str] | None = None) -> np.ndarray | None:
     parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.play", description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("--opponent", nargs="+", default=["heuristic"], metavar="AGENT",
-                        help="random, heuristic, pretrained or a policy file / run folder; one for all opponent seats "
-                             "or one per opponent seat (default heuristic)")
+                        help="random, heuristic, pretrained, a policy file / run folder, search[:key=value,...] or "
+                             "your own agent, module:callable or path/to/file.py:callable (examples/my_agent.py); one "
+                             "for all opponent seats or one per opponent seat (default heuristic)")
     parser.add_argument("--seat", type=_seat, default="random", help="your seat: 0, 1, … or random (default)")
     parser.add_argument("--seed", type=cli.seed, help="seed for the deal, the seats and the opponents")
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",

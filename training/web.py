@@ -2,6 +2,7 @@
 
     python -m tabletop_rl.web
     python -m tabletop_rl.web runs/lc/policy.safetensors --port 8080 --records runs/games
+    python -m tabletop_rl.web examples/my_agent.py:highest
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from ..envs.core.extras import install_hint
 from . import cli
+from .runtime.agents import custom_factory, custom_spec
 from .runtime.policy import PolicyFileError, read_policy_info
 from .runtime.policy_paths import resolve_checkpoint
 
@@ -34,20 +36,26 @@ def _loopback(host: str) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = cli.ArgumentParser(prog="python -m tabletop_rl.web", description=__doc__.split("\n\n")[0])
-    parser.add_argument("policies", nargs="*", metavar="POLICY",
-                        help="policy files or run folders to offer as agents (by the name given here)")
+    parser.add_argument("agents", nargs="*", metavar="AGENT",
+                        help="policy files, run folders or your own agents (module:callable or "
+                             "path/to/file.py:callable, examples/my_agent.py) to offer as agents, by the name given "
+                             "here; only these, never a name the browser sends, are loaded")
     parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine)")
     parser.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
     parser.add_argument("--records", type=Path, default=Path("runs") / "games", metavar="DIR",
                         help="folder the games' records are written to and replays listed from (default runs/games)")
     args = parser.parse_args(argv)
-    policies = {}
-    for given in args.policies:
+    agents = {}  # the name the browser sees -> the spec the server loads
+    for given in args.agents:
         try:
-            read_policy_info(resolve_checkpoint(given))
+            if custom_spec(given) is not None:
+                custom_factory(given)  # imported now; called for each game, whose game it is told
+                agents[given] = given
+            else:
+                read_policy_info(resolve_checkpoint(given))
+                agents[given] = str(resolve_checkpoint(given))
         except (PolicyFileError, ValueError) as error:
             parser.error(str(error))
-        policies[given] = str(resolve_checkpoint(given))
     try:
         import uvicorn
 
@@ -58,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"warning: serving on {args.host}: anyone who can reach this machine on port {args.port} can play, "
               f"and read and add records in {args.records}", file=sys.stderr)
     print(f"tabletop-rl web app on http://{args.host}:{args.port}/ (Ctrl-C stops it)", flush=True)
-    uvicorn.run(create_app(args.records, policies), host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(create_app(args.records, agents), host=args.host, port=args.port, log_level="warning")
     return 0
 
 

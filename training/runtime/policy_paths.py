@@ -97,7 +97,8 @@ def policy_path(spec: str | Path, game: Game) -> Path:
     path = Path(spec)
     if not path.exists():
         if len(path.parts) == 1 and not path.suffix:  # a bare word: a mistyped agent name, not a file
-            raise ValueError(f"unknown agent {str(spec)!r}: expected 'random', 'heuristic', 'pretrained', 'search' "
-                             f"or the path of a policy file{SUFFIX} / run directory")
+            raise ValueError(f"unknown agent {str(spec)!r}: expected 'random', 'heuristic', 'pretrained', 'search', "
+                             f"the path of a policy file{SUFFIX} / run directory, or your own agent's "
+                             "module:callable / file.py:callable")
         raise PolicyFileError(f"no such file: {path}")
     return resolve_checkpoint(path)

@@ -37,7 +37,7 @@ from ...envs.core.game import Game, State
 from ...envs.core.options import Option
 from ...envs.core.record import HUMAN, MAX_BYTES, Decision, Record, RecordError, Result, load_record, parse_record
 from ...envs.core.registry import game_class, list_games
-from ..runtime.agents import agent_factory
+from ..runtime.agents import CustomAgentError, agent_factory
 from ..runtime.policy_paths import shipped_policies
 
 STATIC = Path(__file__).parent / "static"
@@ -139,15 +139,25 @@ class Replay:
         self.states = [state for state, _ in record.states()]
 
 
+def _decide(agent: Agent, state: State, seat: int) -> int:
+    """``agent``'s move for ``seat``, from that seat's observation and mask; a custom agent's illegal answer is the
+    server's failure (500), in its one line."""
+    try:
+        return int(agent.act(state.observation(seat), state.action_mask()))
+    except CustomAgentError as error:
+        raise refuse(500, str(error)) from None
+
+
 def _describe(state: State, actions: list[int], viewer: int | None) -> dict[int, str]:
     return {a: state.describe_action(a, viewer) for a in actions}
 
 
 class App:
-    """The app's state: offered policies, the records folder, the open games and replays."""
+    """The app's state: the agents offered besides the built-in ones, the records folder, the open games and
+    replays."""
 
-    def __init__(self, records: Path, policies: dict[str, str] | None = None, max_games: int = MAX_GAMES):
-        self.records, self.policies, self.max_games = Path(records), dict(policies or {}), max_games
+    def __init__(self, records: Path, agents: dict[str, str] | None = None, max_games: int = MAX_GAMES):
+        self.records, self.offered, self.max_games = Path(records), dict(agents or {}), max_games
         self.games: OrderedDict[str, Live] = OrderedDict()
         self.replays: OrderedDict[str, Replay] = OrderedDict()
         self.factories: dict[tuple, Callable[[int | None], Agent]] = {}
@@ -156,24 +166,27 @@ class App:
     # ------------------------------------------------------------------ agents
     def agent_names(self, game_name: str) -> list[str]:
         builtin = [a for a in BUILTIN if a != "pretrained" or shipped_policies(game_name)]
-        return builtin + list(self.policies)
+        return builtin + list(self.offered)
 
     def agent(self, name: Any, game: Game, seed: int) -> Agent:
-        """A new agent called ``name`` (one of those offered) for ``game``; 400 with the loader's line if it fails."""
-        if not isinstance(name, str) or name not in BUILTIN and name not in self.policies:
-            offered = ", ".join([*BUILTIN, *self.policies])
+        """A new agent called ``name`` (one of those offered: the browser never names a spec of its own) for
+        ``game``; 400 with the loader's line if it fails."""
+        if not isinstance(name, str) or name not in BUILTIN and name not in self.offered:
+            offered = ", ".join([*BUILTIN, *self.offered])
             raise refuse(400, f"unknown agent {json.dumps(name)[:60]}; offered: {offered}")
         key = (name, game.name, json.dumps(game.options, sort_keys=True))
-        if key not in self.factories:
-            try:
-                self.factories[key] = agent_factory(self.policies.get(name, name), game)
-            except ValueError as error:  # no pretrained policy for these options, a policy of another game
-                raise refuse(400, f"agent {name}: {error}") from None
-        return self.factories[key](seed)
+        try:
+            if key not in self.factories:
+                self.factories[key] = agent_factory(self.spec(name), game)
+            return self.factories[key](seed)
+        except CustomAgentError as error:  # its line names the agent: its factory failed for this game, say
+            raise refuse(400, str(error)) from None
+        except ValueError as error:  # no pretrained policy for these options, a policy of another game
+            raise refuse(400, f"agent {name}: {error}") from None
 
     def spec(self, name: str) -> str:
-        """The agent spec a record keeps: a policy file's path, else the name."""
-        return self.policies.get(name, name)
+        """The agent spec a record keeps: a policy file's path or a custom agent's spec, else the name."""
+        return self.offered.get(name, name)
 
     # ------------------------------------------------------------------ games
     def new_game(self, body: dict[str, Any]) -> Live:
@@ -273,7 +286,7 @@ class App:
         agent = live.agents[seat]
         if agent is None:
             raise refuse(409, f"it is player {seat}'s turn, a person's: send a move")
-        action = int(agent.act(state.observation(seat), state.action_mask()))
+        action = _decide(agent, state, seat)
         live.apply(action, agent_notes(agent))
         if state.is_terminal():
             self.save(live)
@@ -287,7 +300,7 @@ class App:
         seat = state.current_player
         agent = self.agent(name, state.game, secrets.randbits(63))
         attach_view(agent, lambda: state, seat)
-        action = int(agent.act(state.observation(seat), state.action_mask()))
+        action = _decide(agent, state, seat)
         notes = agent_notes(agent) or {}
         named = {action} | {c["action"] for part in ("policy", "search") if part in notes
                             for c in notes[part].get("top", notes[part].get("candidates", []))}
@@ -360,11 +373,12 @@ class App:
 
 
 # ----------------------------------------------------------------------------- routes
-def create_app(records: str | Path = "runs/games", policies: dict[str, str] | None = None,
+def create_app(records: str | Path = "runs/games", agents: dict[str, str] | None = None,
                max_games: int = MAX_GAMES) -> Starlette:
-    """The app: ``records`` is the folder games are written to and replays are listed from; ``policies`` the
-    policy files offered as agents, by the name the browser sees."""
-    app_state = App(Path(records), policies, max_games)
+    """The app: ``records`` is the folder games are written to and replays are listed from; ``agents`` the agents
+    offered besides the built-in ones, the name the browser sees -> the spec loaded (a policy file, a custom
+    agent's ``module:callable``), given at start-up."""
+    app_state = App(Path(records), agents, max_games)
 
     def locked(handler: Callable) -> Callable:
         async def endpoint(request: Request) -> JSONResponse:
