@@ -215,7 +215,7 @@ def test_single_option_decisions_are_free():
     mask = np.zeros(game.num_actions, np.int8)
     mask[game.draw_deck_action] = 1
     assert agent.act(np.zeros(game.observation_size, np.float32), mask) == game.draw_deck_action
-    assert agent.searched == 0
+    assert agent.searched == 0 and agent.unsearched == "only one move is legal here"
 
 
 def test_a_decision_with_one_candidate_needs_no_view_and_a_search_needs_one():
@@ -223,6 +223,11 @@ def test_a_decision_with_one_candidate_needs_no_view_and_a_search_needs_one():
     agent = load_agent("search:k=1", state.game, seed=0)
     move = agent.act(state.observation(0), state.action_mask())  # k=1: the prior's choice, no search
     assert state.action_mask()[move] and agent.searched == 0
+    assert agent.unsearched.startswith("k=1 keeps only the prior's likeliest move, this one at ")
+    agent = load_agent("search:min_prior=1", state.game, seed=0)
+    assert agent.act(state.observation(0), state.action_mask()) == move and agent.searched == 0
+    assert agent.unsearched.startswith("the prior leaves one candidate, this move at ")
+    assert agent.unsearched.endswith("%: every other legal move is under min_prior=1")
     agent = load_agent("search:k=5,min_prior=0", state.game, seed=0)
     with pytest.raises(ValueError, match="no view of the game"):
         agent.act(state.observation(0), state.action_mask())

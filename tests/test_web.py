@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra installs starlette")
 from starlette.testclient import TestClient  # noqa: E402
 
-from tabletop_rl.envs.core.record import MAX_BYTES, load_record  # noqa: E402
+from tabletop_rl.envs.core.record import MAX_BYTES, Record, load_record  # noqa: E402
 from tabletop_rl.training.web import main as web_main  # noqa: E402
 from tabletop_rl.training.webapp.server import create_app  # noqa: E402
 
@@ -140,12 +140,24 @@ def test_asking_an_agent_uses_the_seat_view_and_changes_nothing(client):
     search = client.post(f"/api/games/{view['id']}/ask", json={"agent": "search:worlds=4"}).json()
     assert search["error"].startswith('unknown agent "search:worlds=4"')
     search = client.post(f"/api/games/{view['id']}/ask", json={"agent": "search"}).json()
-    assert search["choice"]["action"] in legal
+    assert search["choice"]["action"] in legal and ("search" in search) != ("unsearched" in search)
     assert all(c["worlds"] >= 1 and c["text"] for c in search.get("search", {"candidates": []})["candidates"])
     assert client.post(f"/api/games/{view['id']}/ask", json={"agent": "heuristic"}).json()["choice"]["action"] in legal
     assert live.state.to_json() == before and not any(d.seat == 0 for d in live.decisions)
     other = new(client, "lost_cities", seats=("random", "random"))  # nobody's own turn: nothing to ask
     assert client.post(f"/api/games/{other['id']}/ask", json={"agent": "heuristic"}).status_code == 409
+
+
+@pytest.mark.xfail(strict=True, reason="each game's svg.py labels the viewer's seat 'you' in every picture, a replay's "
+                                        "too: for the SVG drawing to fix (issue 35, item 5)")
+def test_a_replay_seen_as_a_seat_calls_nobody_you(client):
+    you = re.compile(r"\(you\)|· you\b")  # the labels of the person's seat in play
+    for game in sorted(SMALL):
+        view = new(client, game, seats=("human", "human"), seed=3)
+        assert you.search(view["svg"])
+        data = Record(game, SMALL[game], 3, ("human", "human"), ()).to_json().encode()
+        replay = client.post(f"/api/replays/upload?name={game}.json", content=data).json()
+        assert not you.search(client.get(f"/api/replays/{replay['id']}?step=0&viewer=0").json()["svg"]), game
 
 
 def test_the_oldest_game_is_closed_and_its_record_kept(tmp_path):
@@ -250,9 +262,14 @@ CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def records(tmp_path_factory):
+    """The browser's server's records folder."""
+    return tmp_path_factory.mktemp("games")
+
+
+@pytest.fixture(scope="module")
+def server(records):
     """The app served by uvicorn on a free port of 127.0.0.1, stopped at the end."""
-    records = tmp_path_factory.mktemp("games")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -310,8 +327,21 @@ def until(check, seconds=20.0):
     raise AssertionError("the page did not show what was expected in time")
 
 
+def move_list(driver) -> list[tuple[str, bool]]:
+    """The play view's move list as shown: each line's text, and whether its number is whole (no wider than its
+    box, inside the list's edges, which clip)."""
+    return driver.execute_script("""
+        const log = document.getElementById("log").getBoundingClientRect();
+        return [...document.querySelectorAll("#log li")].map((line) => {
+          const number = line.querySelector(".number");
+          const box = number && number.getBoundingClientRect();
+          return [line.innerText, Boolean(number) && number.scrollWidth <= number.clientWidth
+                                  && box.left >= log.left && box.right <= log.right];
+        });""")
+
+
 @pytest.mark.parametrize("game", sorted(SMALL))
-def test_browser_plays_replays_and_asks(server, browser, game):
+def test_browser_plays_replays_and_asks(server, records, browser, game):
     from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.support.ui import Select
 
@@ -323,6 +353,7 @@ def test_browser_plays_replays_and_asks(server, browser, game):
         Select(driver.find_element("css selector", f"#option-{name}")).select_by_visible_text(str(value))
     for seat in range(1, len(driver.find_elements("css selector", "[id^=seat-]"))):
         Select(driver.find_element("css selector", f"#seat-{seat}")).select_by_value("random")
+    driver.find_element("css selector", "#seed").send_keys("7")  # seeded: every game runs past 99 moves
     driver.find_element("css selector", "#start").click()
     wait(driver, "#table svg")
     clicks, shot = 0, False
@@ -350,7 +381,13 @@ def test_browser_plays_replays_and_asks(server, browser, game):
     assert clicks > 0
     assert any(word in wait(driver, "#result").text for word in ("win", "Shared", "cut off"))
     assert "Final scores: player 0 (human)" in driver.find_element("css selector", "#end").text
+    assert not driver.find_element("css selector", "#message").is_displayed()  # no click was refused
     driver.save_screenshot(str(ARTIFACTS / f"{game}-end.png"))
+    moves = len(load_record(records / driver.find_element("css selector", "#open-record").text).decisions)
+    shown = move_list(driver)
+    assert moves > 99 and shown
+    for number, (text, whole) in enumerate(shown, moves - len(shown) + 1):
+        assert text.split(maxsplit=1)[0] == f"{number}." and whole, f"move {number} is shown as {text!r}"
     driver.find_element("css selector", "#open-record").click()
     wait(driver, "#forward")
     for k in range(1, 4):
@@ -361,3 +398,47 @@ def test_browser_plays_replays_and_asks(server, browser, game):
     until(lambda: "heuristic would play" in driver.find_element("css selector", "#ask-answer .choice").text)
     driver.save_screenshot(str(ARTIFACTS / f"{game}-replay.png"))
     print(f"screenshots in {ARTIFACTS}")
+
+
+def test_browser_replay_notes_and_nothing_to_search(server, records, browser):
+    """A replay of two policies' game: the notes name their seat, a seat's view calls nobody "you", and the search,
+    asked where it has nothing to search, says why — one legal move, or one candidate left by its prior."""
+    from selenium.webdriver.support.ui import Select
+
+    from tabletop_rl import make
+    from tabletop_rl.envs.core.match import play_game
+    from tabletop_rl.training.runtime.agents import load_agent
+
+    env = make("lost_cities", wrapped=False)
+    decisions = []
+    play_game(env, [load_agent("pretrained", env.game) for _ in range(2)], 5, decisions)
+    Record.played(env, ["pretrained"] * 2, decisions).save(records / "policies.json")
+    states = [state for state, _ in load_record(records / "policies.json").states()][:-1]
+    search = load_agent("search", env.game)
+    one_legal = next(k for k, s in enumerate(states) if len(s.legal_actions()) == 1)
+    one_candidate = next(k for k, s in enumerate(states) if len(s.legal_actions()) > 1
+                         and len(search.candidates(s.observation(s.current_player), s.legal_actions())[0]) == 1)
+    returns = env.game_state.returns()
+    winner = int(returns.argmax())
+    assert returns[winner] > returns[1 - winner]
+
+    driver = browser
+    driver.get(f"{server}/#/records")
+    wait(driver, "#records").find_element("link text", "policies.json").click()
+    wait(driver, "#forward")
+    replay = driver.current_url.split("#/replay/")[1].split("/")[0]
+    seat1 = next(k for k, d in enumerate(decisions) if d.seat == 1)
+    driver.get(f"{server}/#/replay/{replay}/{seat1}/1")
+    until(lambda: f"Decision {seat1}: player 1" in driver.find_element("css selector", "#decision").text)
+    assert "Policy value for player 1: " in driver.find_element("css selector", "#decision").text
+    driver.get(f"{server}/#/replay/{replay}/{len(decisions)}/{winner}")
+    until(lambda: "The end" in driver.find_element("css selector", "#decision").text)
+    assert driver.find_element("css selector", "#decision").text.endswith(f"player {winner} (pretrained) wins.")
+    for step, reason in [(one_legal, "only one move is legal here"), (one_candidate, "the prior leaves one candidate")]:
+        driver.get(f"{server}/#/replay/{replay}/{step}/all")
+        until(lambda step=step: driver.find_element("css selector", "#jump").get_attribute("value") == str(step))
+        Select(driver.find_element("css selector", "#ask-agent")).select_by_value("search")
+        driver.find_element("css selector", "#ask").click()
+        until(lambda: "search would play" in driver.find_element("css selector", "#ask-answer .choice").text)
+        assert f"(nothing to search: {reason}" in driver.find_element("css selector", "#ask-answer").text
+    driver.save_screenshot(str(ARTIFACTS / "replay-nothing-to-search.png"))

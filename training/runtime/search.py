@@ -193,6 +193,7 @@ class SearchAgent:
         self.view: SeatView | None = None
         self.searched = 0  # decisions that ran play-outs (the others cost one network call or nothing)
         self._tally: tuple | None = None  # the last search: candidates, log prior, value sums, worlds (notes())
+        self.unsearched: str | None = None  # why the last decision was not searched, in words (None if it was)
 
     def attach(self, view: SeatView) -> None:
         if view.game.name != self.game.name or view.game.options != self.game.options:
@@ -203,11 +204,13 @@ class SearchAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask, "SearchAgent")
-        self._tally = None
+        self._tally = self.unsearched = None
         if len(legal) == 1:
+            self.unsearched = "only one move is legal here"
             return legal[0]
         candidates, log_prior = self.candidates(observation, legal)
         if len(candidates) == 1:
+            self.unsearched = self._one_candidate(float(np.exp(log_prior[0])))
             return candidates[0]
         choice = self.race(candidates, log_prior)
         self.searched += 1
@@ -224,6 +227,13 @@ class SearchAgent:
         return {"search": {"measure": self.settings.value, "candidates": [
             {"action": int(a), "prior": float(p), "mean": float(total / n), "worlds": int(n)}
             for a, p, total, n in zip(candidates, priors, sums, worlds, strict=True)]}}
+
+    def _one_candidate(self, prior: float) -> str:
+        """Why the prior left one candidate (with more than one legal move): ``prior`` is that move's."""
+        if self.settings.k == 1:
+            return f"k=1 keeps only the prior's likeliest move, this one at {100 * prior:.1f} %"
+        return (f"the prior leaves one candidate, this move at {100 * prior:.1f} %: every other legal move is under "
+                f"min_prior={self.settings.min_prior:g}")
 
     def candidates(self, observation: np.ndarray, legal: list[int]) -> tuple[list[int], np.ndarray]:
         """The moves worth searching, most likely first, and their log prior (uniform without a network)."""

@@ -312,6 +312,8 @@ class App:
         if "search" in notes:
             answer["search"] = {"measure": notes["search"]["measure"], "candidates": [
                 {**c, "text": words[c["action"]]} for c in notes["search"]["candidates"]]}
+        if getattr(agent, "unsearched", None):  # a search that played nothing out says why (runtime/search.py)
+            answer["unsearched"] = agent.unsearched
         return answer
 
     # ------------------------------------------------------------------ records and replays

@@ -170,21 +170,23 @@ function scoresText(view) {
   return view.scores.map((s, seat) => `${seatName(view, seat)}: ${s}`).join("; ");
 }
 
-function resultText(view) {
+// Who won; ``you``: the person's seat in play (a replay has none: whoever's view it shows, nobody is "you").
+function resultText(view, you = null) {
   const result = view.result;
   if (result.truncated) return "The game was cut off by its turn cap: no winner.";
   const best = Math.max(...result.returns);
   const winners = result.returns.map((r, s) => (r === best ? s : -1)).filter((s) => s >= 0);
   if (winners.length > 1) return `Shared first place: ${winners.map((s) => seatName(view, s)).join(", ")}.`;
-  if (view.viewer !== null && view.viewer !== undefined) return winners[0] === view.viewer ? "You win!" : `${seatName(view, winners[0])} wins.`;
+  if (you !== null) return winners[0] === you ? "You win!" : `${seatName(view, winners[0])} wins.`;
   return `${seatName(view, winners[0])} wins.`;
 }
 
-function notesBox(notes, words) {
+// An agent's notes (a replayed decision's, or an answer to "ask") on a decision of ``seat``.
+function notesBox(notes, words, seat) {
   const parts = [];
   if (notes.choice) parts.push(el("p", { class: "choice" }, `${notes.agent} would play: `, el("strong", {}, notes.choice.text)));
   if (notes.policy) {
-    parts.push(el("p", {}, `Policy value for player ${notes.seat ?? ""}: ${notes.policy.value.toFixed(3)}`));
+    parts.push(el("p", {}, `Policy value for player ${seat}: ${notes.policy.value.toFixed(3)}`));
     parts.push(el("table", { class: "notes" }, el("tr", {}, el("th", {}, "move"), el("th", {}, "probability")),
       notes.policy.top.map((m) => el("tr", {}, el("td", {}, m.text ?? words[m.action]), el("td", {}, `${(100 * m.probability).toFixed(1)} %`)))));
   }
@@ -195,7 +197,8 @@ function notesBox(notes, words) {
       notes.search.candidates.map((c) => el("tr", {}, el("td", {}, c.text ?? words[c.action]),
         el("td", {}, c.prior.toFixed(2)), el("td", {}, c.mean.toFixed(2)), el("td", {}, c.worlds)))));
   }
-  if (!notes.policy && !notes.search && notes.choice) parts.push(el("p", { class: "doc" }, "(this agent gives no more than its choice)"));
+  if (notes.unsearched) parts.push(el("p", { class: "doc" }, `(nothing to search: ${notes.unsearched})`));
+  else if (!notes.policy && !notes.search && notes.choice) parts.push(el("p", { class: "doc" }, "(this agent gives no more than its choice)"));
   return el("div", { class: "answer" }, parts);
 }
 
@@ -206,7 +209,8 @@ function askBox(agents, ask) {
   const button = el("button", { type: "button", id: "ask", onclick: async () => {
     answer.replaceChildren(el("p", { class: "thinking" }, `${choice.value} is thinking…`));
     try {
-      answer.replaceChildren(notesBox(await ask(choice.value), {}));
+      const said = await ask(choice.value);
+      answer.replaceChildren(notesBox(said, {}, said.seat));
     } catch (error) {
       answer.replaceChildren(el("p", {}, error.message));
     }
@@ -221,10 +225,16 @@ function showPlay(view) {
   const table = el("div", { class: "table", id: "table" });
   table.innerHTML = view.svg;  // drawn by the server's renderer from the engine state
   const words = Object.fromEntries(view.legal.map((m) => [m.action, m.text]));
+  let sent = false;  // one move per position: a double click must not play the same move again in the next one
   const play = async (action) => {
+    if (sent) return;
+    sent = true;
     try {
-      showPlay(await api("POST", `/api/games/${view.id}/move`, { action }));
+      const next = await api("POST", `/api/games/${view.id}/move`, { action });
+      say("");
+      showPlay(next);
     } catch (error) {
+      sent = false;
       say(error.message);
     }
   };
@@ -248,7 +258,7 @@ function showPlay(view) {
       }
     }, Number(localStorage.getItem("agentDelay") ?? 300));  // ms between agents' moves, to follow them
   } else {
-    const end = el("section", { id: "end" }, el("h3", {}, "Game over"), el("p", { id: "result" }, resultText(view)),
+    const end = el("section", { id: "end" }, el("h3", {}, "Game over"), el("p", { id: "result" }, resultText(view, view.viewer)),
       el("p", {}, `Final scores: ${scoresText(view)}`));
     if (view.record) {
       end.append(el("p", {}, "Record: ", el("a", { href: "#", id: "open-record", onclick: (e) => { e.preventDefault(); openRecord(view.record); } }, view.record),
@@ -258,9 +268,10 @@ function showPlay(view) {
     end.append(el("p", {}, el("a", { href: "#/new" }, "New game")));
     panel.append(end);
   }
-  panel.append(el("section", {}, el("h3", {}, "Moves"),
-    el("ol", { class: "log", id: "log", start: Math.max(1, view.decisions - view.log.length + 1) },
-      view.log.map((entry) => el("li", {}, `${seatName(view, entry.seat)}: ${entry.text}`)))));
+  const first = view.decisions - view.log.length + 1;  // the log holds the last moves only
+  panel.append(el("section", {}, el("h3", {}, "Moves"), el("ol", { class: "log", id: "log" },
+    view.log.map((entry, i) => el("li", {}, el("span", { class: "number" }, `${first + i}.`),
+      el("span", {}, `${seatName(view, entry.seat)}: ${entry.text}`))))));
   main.replaceChildren(el("div", { class: "layout" }, table, panel));
   const log = document.getElementById("log");
   log.scrollTop = log.scrollHeight;
@@ -324,7 +335,7 @@ async function showReplay(id, step, viewer) {
   if (view.decision) {
     next.append(el("h3", {}, `Decision ${step}: ${seatName(view, view.decision.seat)} (${view.phase})`),
       el("p", {}, "played: ", el("strong", {}, view.decision.text)));
-    if (view.decision.notes) next.append(el("p", {}, "It noted:"), notesBox(view.decision.notes, view.decision.words));
+    if (view.decision.notes) next.append(el("p", {}, "It noted:"), notesBox(view.decision.notes, view.decision.words, view.decision.seat));
   } else {
     next.append(el("h3", {}, "The end"), el("p", {}, view.result ? resultText(view) : "The game was left unfinished."));
   }
