@@ -43,7 +43,7 @@ import gymnasium
 import numpy as np
 from throughput import engine_loop
 
-import tabletop_rl  # registers the ids tabletop/<game>-v0 (of the tree on PYTHONPATH in a child process)
+import tabletop_rl  # registers the ids tabletop/<game>-v<version> (of the tree on PYTHONPATH in a child process)
 from tabletop_rl.training import cli
 from tabletop_rl.training.cli.stopping import stoppable
 
@@ -118,9 +118,14 @@ def timed(step: Callable[[], int], clock: Callable[[], float], seconds: float) -
     return steps / elapsed
 
 
+def env_id(game: str) -> str:
+    """The id ``import tabletop_rl`` registered for ``game`` (a before-tree may have no ``tabletop_rl.env_id``)."""
+    return next(name for name in gymnasium.registry if name.startswith(f"tabletop/{game}-v"))
+
+
 def single_rate(game: str, players: int, opponent: str, seconds: float) -> float:
     """``gymnasium.make``'s learner steps per CPU second (the code importable as ``tabletop_rl``)."""
-    env = gymnasium.make(f"tabletop/{game}-v0", opponent=opponent, **game_options(game, players))
+    env = gymnasium.make(env_id(game), opponent=opponent, **game_options(game, players))
     rng = np.random.default_rng(0)
     info = env.reset(seed=0)[1]
 
@@ -139,10 +144,10 @@ def single_rate(game: str, players: int, opponent: str, seconds: float) -> float
 def vector_env(game: str, players: int, opponent: str, variant: Variant) -> gymnasium.vector.VectorEnv:
     options = game_options(game, players)
     if variant.kind == "sync":  # same-step autoreset, so that every mask returned belongs to a running game
-        return gymnasium.make_vec(f"tabletop/{game}-v0", num_envs=variant.n, vectorization_mode="sync",
+        return gymnasium.make_vec(env_id(game), num_envs=variant.n, vectorization_mode="sync",
                                   vector_kwargs={"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP},
                                   opponent=opponent, **options)
-    return gymnasium.make_vec(f"tabletop/{game}-v0", num_envs=variant.n, vectorization_mode="vector_entry_point",
+    return gymnasium.make_vec(env_id(game), num_envs=variant.n, vectorization_mode="vector_entry_point",
                               opponent=opponent, num_workers=variant.workers or None, **options)
 
 
@@ -345,7 +350,7 @@ def anchor_child(task: dict) -> dict:
     rates = {}
     for game in task["games"]:
         env = ConnectFourSeat() if game == "connect_four" else gymnasium.make(
-            f"tabletop/{game}-v0", opponent="random", **game_options(game, 2))
+            env_id(game), opponent="random", **game_options(game, 2))
         model = MaskablePPO("MlpPolicy", env, seed=0, verbose=0)
         start = time.perf_counter()
         model.learn(task["steps"])
@@ -544,7 +549,7 @@ def ppo_table(rows: list[dict]) -> str:
 def anchor_table(rates: dict[str, float]) -> str:
     return ("**Anchor**: sb3-contrib MaskablePPO, its defaults (`MlpPolicy`, one env), random opponent:\n\n"
             + markdown(["env", "PPO steps/s", "× connect_four"],
-                       [[("PettingZoo connect_four_v3" if game == "connect_four" else f"tabletop/{game}-v0 (2p)"),
+                       [[("PettingZoo connect_four_v3" if game == "connect_four" else f"{env_id(game)} (2p)"),
                          number(rate), ratio(rate / rates["connect_four"])] for game, rate in rates.items()]))
 
 

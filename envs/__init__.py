@@ -6,8 +6,9 @@ This folder is the package ``tabletop_rl.envs`` (``tabletop_rl.make`` is its ``m
 >>> env = tabletop_rl.make("lost_cities")          # wrapped, PettingZoo conventions
 >>> raw = tabletop_rl.make("lost_cities", wrapped=False, n_colours=6)
 
-``import tabletop_rl`` also registers ``pettingzoo.make("aec", "tabletop/<game>-v0")`` (here) and the single-agent
-``gymnasium.make("tabletop/<game>-v0", opponent="heuristic")`` (in ``tabletop_rl``: the env is in ``training``).
+``import tabletop_rl`` also registers ``pettingzoo.make("aec", env_id(name))`` (here) and the single-agent
+``gymnasium.make(env_id(name), opponent="heuristic")`` (in ``tabletop_rl``: the env is in ``training``), where
+``env_id("lost_cities")`` is ``"tabletop/lost_cities-v0"``: the number is the game's version (docs/versions.md).
 
 ``tabletop_rl.load_record(path)`` reads a game record and replays it (``record.states()``; docs/records.md).
 """
@@ -22,15 +23,18 @@ if __name__ != "tabletop_rl.envs":  # a second copy under another name would hav
 
 from .core.game import TERMINAL, Game, State
 from .core.record import Record, RecordError, load_record
-from .core.registry import game_class, game_module, list_games, register
+from .core.registry import env_id, game_class, game_module, game_version, list_games, register
+from .core.versions import VersionWarning
 
-__all__ = ["TERMINAL", "Game", "Record", "RecordError", "State", "game_class", "list_games", "load_record", "make",
-           "register"]
+__all__ = ["TERMINAL", "Game", "Record", "RecordError", "State", "VersionWarning", "env_id", "game_class",
+           "game_version", "list_games", "load_record", "make", "register"]
 
-register("lost_cities", "tabletop_rl.envs.lost_cities")
-register("five_towers", "tabletop_rl.envs.five_towers")
-register("palazzo", "tabletop_rl.envs.palazzo")
-register("torres", "tabletop_rl.envs.torres")
+# Each game's version: raise it (and say why in CHANGELOG.md) whenever what an agent sees or gets changes;
+# tests/test_game_versions.py fails until it is raised (docs/versions.md).
+register("lost_cities", "tabletop_rl.envs.lost_cities", version=0)
+register("five_towers", "tabletop_rl.envs.five_towers", version=0)
+register("palazzo", "tabletop_rl.envs.palazzo", version=0)
+register("torres", "tabletop_rl.envs.torres", version=0)
 
 
 def make(name: str, wrapped: bool = True, render_mode: str | None = None, **options: Any):
@@ -40,13 +44,13 @@ def make(name: str, wrapped: bool = True, render_mode: str | None = None, **opti
 
 
 def _register_with_pettingzoo() -> None:
-    """Make ``pettingzoo.make("aec", "tabletop/<game>-v0")`` work where PettingZoo has a registry (≥ 1.26)."""
+    """Make ``pettingzoo.make("aec", env_id(name))`` work where PettingZoo has a registry (≥ 1.26)."""
     try:
         from pettingzoo import register as pz_register
     except ImportError:
         return
     for name in list_games():
-        pz_register("aec", f"tabletop/{name}-v0", entry_point=f"tabletop_rl.envs.{name}:env")
+        pz_register("aec", env_id(name), entry_point=f"tabletop_rl.envs.{name}:env")
 
 
 _register_with_pettingzoo()

@@ -3,6 +3,7 @@
 >>> import tabletop_rl
 >>> tabletop_rl.list_games()
 ['five_towers', 'lost_cities', 'palazzo', 'torres']
+>>> tabletop_rl.__version__, tabletop_rl.env_id("lost_cities")   # what to cite: docs/versions.md
 >>> env = tabletop_rl.make("lost_cities")          # a PettingZoo AEC env, wrapped (PettingZoo conventions)
 >>> raw = tabletop_rl.make("lost_cities", wrapped=False, n_colours=6)
 >>> env.reset(seed=0)
@@ -14,8 +15,9 @@
 * :mod:`tabletop_rl.training` — MaskablePPO and RLlib training, evaluation, play (the folder ``training/``):
   ``python -m tabletop_rl.training.train``, ``.evaluate``, ``.play``, ``.replay``, ``.expert_iteration``, ``.rllib``.
 
-``import tabletop_rl`` also registers ``pettingzoo.make("aec", "tabletop/<game>-v0")`` and the single-agent
-``gymnasium.make("tabletop/<game>-v0", opponent="heuristic")`` (one seat against built-in opponents).
+``import tabletop_rl`` also registers ``pettingzoo.make("aec", env_id(game))`` and the single-agent
+``gymnasium.make(env_id(game), opponent="heuristic")`` (one seat against built-in opponents), where ``env_id(game)``
+is ``tabletop/<game>-v<version>``, the version of the game (``game_version(game)``).
 """
 
 import importlib.util
@@ -55,16 +57,22 @@ from .envs import (  # noqa: E402
     Record,
     RecordError,
     State,
+    VersionWarning,
+    env_id,
     game_class,
+    game_version,
     list_games,
     load_record,
     make,
     register,
 )
+from .envs.core.versions import PACKAGE_VERSION  # noqa: E402
+
+__version__ = PACKAGE_VERSION  # pyproject.toml's version (docs/versions.md)
 
 
 def _register_with_gymnasium() -> None:
-    """Make ``gymnasium.make("tabletop/<game>-v0", opponent=..., seat=..., **options)`` work: one seat against
+    """Make ``gymnasium.make(env_id(game), opponent=..., seat=..., **options)`` work: one seat against
     built-in opponents (``tabletop_rl.training.runtime.single_seat.single_seat_env``, imported only when an env is
     made), and ``gymnasium.make_vec`` of the same id: many such games in one batched vector env
     (``tabletop_rl.training.runtime.vector_env.seat_vector_env``). Here, not in ``envs``: the engines know nothing of
@@ -72,14 +80,13 @@ def _register_with_gymnasium() -> None:
     import gymnasium
 
     for name in list_games():
-        env_id = f"tabletop/{name}-v0"
-        if env_id not in gymnasium.registry:  # a reload must not warn
-            gymnasium.register(env_id, entry_point="tabletop_rl.training.runtime.single_seat:single_seat_env",
+        if env_id(name) not in gymnasium.registry:  # a reload must not warn
+            gymnasium.register(env_id(name), entry_point="tabletop_rl.training.runtime.single_seat:single_seat_env",
                                vector_entry_point="tabletop_rl.training.runtime.vector_env:seat_vector_env",
                                kwargs={"game": name})
 
 
 _register_with_gymnasium()
 
-__all__ = ["TERMINAL", "Game", "Record", "RecordError", "State", "envs", "game_class", "list_games", "load_record",
-           "make", "register", "training"]
+__all__ = ["TERMINAL", "Game", "Record", "RecordError", "State", "VersionWarning", "env_id", "envs", "game_class",
+           "game_version", "list_games", "load_record", "make", "register", "training"]

@@ -575,11 +575,12 @@ def check_registry(game_class: type[Game], raw_env_fn: Callable[..., Any], **opt
     wrapped = envs.make(name)
     assert isinstance(wrapped.unwrapped, raw_env_fn) and wrapped is not wrapped.unwrapped
     raw = envs.make(name, wrapped=False, render_mode="ansi", **options)
-    assert type(raw) is raw_env_fn and raw.render_mode == "ansi" and raw.metadata["name"] == f"{name}_v0"
+    assert type(raw) is raw_env_fn and raw.render_mode == "ansi"
+    assert raw.metadata["name"] == f"{name}_v{envs.game_version(name)}"
     assert raw.game.options == game_class(**options).options
     for agent in raw.possible_agents:
         assert raw.observation_space(agent)["observation"].shape == (raw.game.layout.size,)
-    pz = pettingzoo.make("aec", f"tabletop/{name}-v0", **options)
+    pz = pettingzoo.make("aec", envs.env_id(name), **options)
     assert isinstance(pz.unwrapped, raw_env_fn) and pz.unwrapped.game.options == raw.game.options
     return raw
 

@@ -19,6 +19,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from tabletop_rl import envs
+from tabletop_rl.envs import env_id
 from tabletop_rl.envs.core.registry import game_module
 from tabletop_rl.training.runtime.policy import PolicyAgent, PolicyFileError
 from tests.doc_snippets import run_section
@@ -26,10 +27,6 @@ from tests.policy_helpers import random_policy_file
 
 ROOT = Path(__file__).parent.parent
 GAMES = [("lost_cities", {}), ("five_towers", {"num_players": 3}), ("palazzo", {}), ("torres", {"num_players": 3})]
-
-
-def env_id(game: str) -> str:
-    return f"tabletop/{game}-v0"
 
 
 def play_episode(env: gymnasium.Env, info: dict) -> list[tuple]:

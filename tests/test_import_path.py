@@ -39,8 +39,8 @@ for name in tabletop_rl.list_games():
     env.reset(seed=0)
     state = env.state()
     assert env.state_space.contains(state) and state.shape == env.state_space.shape, name
-    assert type(pettingzoo.make("aec", f"tabletop/{name}-v0").unwrapped) is type(env.unwrapped), name
-    assert isinstance(gymnasium.make(f"tabletop/{name}-v0", opponent="heuristic").unwrapped, SingleSeatEnv), name
+    assert type(pettingzoo.make("aec", tabletop_rl.env_id(name)).unwrapped) is type(env.unwrapped), name
+    assert isinstance(gymnasium.make(tabletop_rl.env_id(name), opponent="heuristic").unwrapped, SingleSeatEnv), name
 load_agent("pretrained", tabletop_rl.make("lost_cities", wrapped=False).game)  # package data, numpy only
 top_level = sorted({module.split(".")[0] for module in sys.modules} & {"envs", "training"})
 unmapped = []  # tabletop_rl is tabletop_rl/, envs/ and training/: the checkout's other folders are not in it
@@ -52,6 +52,7 @@ for name in ("tests", "benchmarks", "docs", "examples", "configs", "tabletop_rl"
     else:
         unmapped.append(name)
 print(json.dumps({"games": tabletop_rl.list_games(), "top_level": top_level, "unmapped": unmapped,
+                  "version": tabletop_rl.__version__,
                   "tabletop_rl": tabletop_rl.__file__, "envs": tabletop_rl.envs.__file__,
                   "training": tabletop_rl.training.__file__}))
 """
@@ -68,6 +69,7 @@ def run_beside_decoys(tmp_path: Path, pythonpath: Path) -> dict:
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout.splitlines()[-1])
     assert found["games"] == envs.list_games() and found["top_level"] == [] and found["unmapped"] == []
+    assert found["version"] == tabletop_rl.__version__  # pyproject.toml's, from the checkout or the installed metadata
     return found
 
 
@@ -125,10 +127,11 @@ def test_pyproject_lists_every_package_and_data_file():
 
 def test_one_object_behind_every_name():
     assert tabletop_rl.envs is envs and tabletop_rl.make is envs.make and tabletop_rl.list_games is envs.list_games
-    spec = gymnasium.spec("tabletop/lost_cities-v0")
+    spec = gymnasium.spec(tabletop_rl.env_id("lost_cities"))
     assert gymnasium.envs.registration.load_env_creator(spec.entry_point) is single_seat_env
-    assert isinstance(gymnasium.make("tabletop/lost_cities-v0").unwrapped, SingleSeatEnv)
-    assert type(pettingzoo.make("aec", "tabletop/torres-v0").unwrapped) is type(tabletop_rl.make("torres").unwrapped)
+    assert isinstance(gymnasium.make(tabletop_rl.env_id("lost_cities")).unwrapped, SingleSeatEnv)
+    torres = pettingzoo.make("aec", tabletop_rl.env_id("torres"))
+    assert type(torres.unwrapped) is type(tabletop_rl.make("torres").unwrapped)
 
 
 @pytest.mark.parametrize(("command", "hint"), [

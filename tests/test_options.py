@@ -51,7 +51,7 @@ def test_a_sweep_with_numpy_options_plays_serialises_and_prints_cleanly(name, op
     env.reset(seed=0)
     state = env.unwrapped.game_state
     assert State.from_json(state.to_json()) == state
-    assert env.unwrapped.metadata["name"] == f"{name}_v0"
+    assert env.unwrapped.metadata["name"] == f"{name}_v{envs.game_version(name)}"
 
 
 @pytest.mark.parametrize(("name", "option", "value", "allowed"), [

@@ -17,7 +17,9 @@ import struct
 import subprocess
 import sys
 import threading
+import warnings
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +27,10 @@ import pytest
 import torch
 from safetensors.numpy import save as safetensors_bytes
 
+import tabletop_rl
 from tabletop_rl import envs
 from tabletop_rl.envs.core.match import play_game
+from tabletop_rl.envs.core.versions import VersionWarning
 from tabletop_rl.training import evaluate, play, train
 from tabletop_rl.training.ppo.config import load_config
 from tabletop_rl.training.ppo.network import load_weights, weights_of
@@ -42,6 +46,7 @@ from tabletop_rl.training.runtime.policy import (
     load_policy,
     policy_file_bytes,
     read_policy_info,
+    save_policy,
 )
 from tabletop_rl.training.runtime.policy_paths import PRETRAINED_DIR
 from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
@@ -135,6 +140,34 @@ def test_save_and_load_keep_weights_and_metadata(tmp_path):
     assert all(np.array_equal(policy.weights[k], w) for k, w in weights.items())
 
 
+def test_a_policy_file_names_the_versions_it_was_trained_at(tmp_path):
+    info = PolicyInfo.for_game(LOST_CITIES, network())
+    assert (info.game_version, info.tabletop_rl) == (envs.game_version("lost_cities"), tabletop_rl.__version__)
+    before = {k: v for k, v in info.__dict__.items() if k not in ("game_version", "tabletop_rl")}  # by 0.1.0
+    path = tmp_path / "old.safetensors"
+    path.write_bytes(safetensors_bytes(random_weights(info), metadata={
+        "format": "tabletop-rl-policy", "format_version": "1", "policy": json.dumps(before)}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # version 0 of the game, as every policy file without versions
+        old = load_policy(path, LOST_CITIES)
+    assert (old.info.game_version, old.info.tabletop_rl) == (0, "0.1.0")
+
+
+def test_a_policy_of_another_game_version_plays_with_one_line_warning(tmp_path):
+    info = replace(PolicyInfo.for_game(LOST_CITIES, network()), game_version=2, tabletop_rl="0.9.0")
+    path = tmp_path / "p.safetensors"
+    save_policy(path, random_weights(info), info)
+    expected = (f"{path} was trained at lost_cities version 2 (tabletop-rl 0.9.0); this is version 0 "
+                "(tabletop/lost_cities-v0), whose rules, observations or rewards differ")
+    with pytest.warns(VersionWarning) as caught:
+        load_policy(path, LOST_CITIES)
+    assert [str(w.message) for w in caught] == [expected]
+    done = subprocess.run([sys.executable, "-m", "tabletop_rl.training.evaluate", "lost_cities", "random", str(path),
+                           "--games", "2", "--quiet", "--out", str(tmp_path / "eval")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stderr == f"warning: {expected}\n"
+
+
 def evil_payload(marker: Path) -> bytes:
     """A pickle that creates ``marker`` when it is loaded."""
     class Evil:
@@ -205,6 +238,8 @@ BAD_FILES = {
     "bad activation": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
                                              "policy": good_doc(network=network(activation="gelu"))}),
                        "activation"),
+    "negative game version": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
+                                                    "policy": good_doc(game_version=-1)}), "game_version >= 0"),
     "bad sizes": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
                                         "policy": good_doc(network=network(pi=[-3]))}), "network.pi"),
     "tensors of another network": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",

@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ import tabletop_rl
 from tabletop_rl.envs.core.agents import RandomAgent
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.envs.core.record import MAX_BYTES, Decision, Record, RecordError, Result, load_record
+from tabletop_rl.envs.core.versions import VersionWarning
 from tabletop_rl.training import evaluate, replay
 from tabletop_rl.training import play as play_command
 from tabletop_rl.training.evaluation.tournament import tournament
@@ -146,7 +148,7 @@ def test_refused_shapes_and_types(tmp_path, good):
     assert refused(tmp_path, missing) == "FILE: the record has no 'seed'"
     assert refused(tmp_path, edited(good, moves=[])) == (
         "FILE: the record has an unknown key 'moves'; allowed: format, version, game, options, seed, agents, "
-        "decisions, result, info")
+        "decisions, tabletop_rl, game_version, result, info")
     assert refused(tmp_path, edited(good, seed=-1)) == "FILE: seed must be an integer >= 0, got -1"
     assert refused(tmp_path, edited(good, seed=True)) == "FILE: seed must be an integer >= 0, got True"
     assert refused(tmp_path, edited(good, agents=["random"])) == (
@@ -248,6 +250,41 @@ def test_a_record_that_would_be_refused_is_never_written(tmp_path):
         Record(record.game, record.options, record.seed, record.agents, record.decisions, record.result,
                {"when": object()}).to_json()
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- versions
+def test_a_record_names_the_versions_it_was_played_at(tmp_path, good):
+    assert (good["tabletop_rl"], good["game_version"]) == (tabletop_rl.__version__, tabletop_rl.game_version(
+        "lost_cities"))
+    before = {k: v for k, v in good.items() if k not in ("tabletop_rl", "game_version")}  # written by 0.1.0
+    (tmp_path / "old.json").write_text(json.dumps(before))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # version 0 of the game, as every record without versions
+        old = load_record(tmp_path / "old.json")
+    assert (old.tabletop_rl, old.game_version) == ("0.1.0", 0)
+    assert json.loads(old.to_json()) == {**before, "tabletop_rl": "0.1.0", "game_version": 0}  # kept as it was
+    assert refused(tmp_path, edited(good, game_version=-1)) == "FILE: game_version must be an integer >= 0, got -1"
+    assert refused(tmp_path, edited(good, tabletop_rl=2)) == "FILE: tabletop_rl must be a version (text), got 2"
+
+
+def test_a_record_of_another_game_version_replays_with_one_line_warning(tmp_path, good):
+    path = tmp_path / "future.json"
+    path.write_text(json.dumps(edited(good, tabletop_rl="0.9.0", game_version=3)))
+    expected = (f"{path} was played at lost_cities version 3 (tabletop-rl 0.9.0); this is version 0 "
+                "(tabletop/lost_cities-v0), whose rules, observations or rewards differ")
+    with pytest.warns(VersionWarning) as caught:
+        record = load_record(path)
+    assert [str(w.message) for w in caught] == [expected] and record.game_version == 3
+    done = subprocess.run([sys.executable, "-m", "tabletop_rl.training.replay", str(path), "--step", "0"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == f"warning: {expected}\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VersionWarning)  # a researcher who wants such records refused
+        with pytest.raises(VersionWarning):
+            load_record(path)
+    # one that no longer replays says which version it was played at
+    assert refused(tmp_path, edited(good, game_version=3, decisions=good["decisions"][1:])).endswith(
+        "(it was played at lost_cities version 3; this is version 0)")
 
 
 # --------------------------------------------------------------------------- writers
@@ -426,8 +463,8 @@ def test_the_example_in_the_docs_is_a_record(tmp_path):
     record = load_record(tmp_path / "example.json")
     assert record.result is None and record.decisions[2].notes["search"]["candidates"][0]["worlds"] == 8
     assert record.state(0).action_to_string(83) == "discard green 4"  # as the text says
-    fields = {"format", "version", "game", "options", "seed", "agents", "decisions", "decisions[k].seat",
-              "decisions[k].action", "decisions[k].notes", "result", "result.returns", "result.scores",
-              "result.truncated", "info", "notes.policy.top", "notes.policy.value", "notes.search.measure",
-              "notes.search.candidates"}
+    fields = {"format", "version", "tabletop_rl", "game", "game_version", "options", "seed", "agents", "decisions",
+              "decisions[k].seat", "decisions[k].action", "decisions[k].notes", "result", "result.returns",
+              "result.scores", "result.truncated", "info", "notes.policy.top", "notes.policy.value",
+              "notes.search.measure", "notes.search.candidates"}
     assert set(re.findall(r"^\| `([^`]+)` \|", doc, re.M)) == fields

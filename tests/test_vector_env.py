@@ -12,7 +12,8 @@ import pytest
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-import tabletop_rl  # noqa: F401  (registers the ids)
+import tabletop_rl
+from tabletop_rl import env_id  # importing tabletop_rl registers the ids
 from tabletop_rl.training.ppo.vec_env import SB3SeatVecEnv
 from tabletop_rl.training.runtime.opponents import SELF
 from tabletop_rl.training.runtime.policy import PolicyInfo
@@ -36,7 +37,7 @@ def random_actions(masks: np.ndarray, rng: np.random.Generator, illegal: float =
 def assert_plays_like_single_envs(vector, game: str, options: dict, opponent, steps: int, seed: int = 7) -> int:
     """Step ``vector`` and one single env per game side by side; returns the number of episodes that ended."""
     n = vector.num_envs
-    singles = [gymnasium.make(f"tabletop/{game}-v0", opponent=opponent, **options) for _ in range(n)]
+    singles = [gymnasium.make(env_id(game), opponent=opponent, **options) for _ in range(n)]
     observations, info = vector.reset(seed=seed)
     for i, single in enumerate(singles):
         observation, single_info = single.reset(seed=seed + i)
@@ -69,16 +70,16 @@ def assert_plays_like_single_envs(vector, game: str, options: dict, opponent, st
 @pytest.mark.parametrize("game, options", GAMES)
 @pytest.mark.parametrize("opponent", OPPONENTS, ids=["random", "heuristic", "pretrained", "mix"])
 def test_game_i_plays_the_games_of_a_single_env_seeded_seed_plus_i(game, options, opponent):
-    vector = gymnasium.make_vec(f"tabletop/{game}-v0", num_envs=5, opponent=opponent, **options)
+    vector = gymnasium.make_vec(env_id(game), num_envs=5, opponent=opponent, **options)
     assert isinstance(vector.unwrapped, SeatVectorEnv)
     assert vector.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
-    assert vector.single_observation_space == gymnasium.make(f"tabletop/{game}-v0", **options).observation_space
+    assert vector.single_observation_space == gymnasium.make(env_id(game), **options).observation_space
     assert assert_plays_like_single_envs(vector, game, options, opponent, steps=120) > 0
 
 
 def test_workers_play_the_same_games_and_end_with_close():
     options = {"num_players": 3}
-    vector = gymnasium.make_vec("tabletop/five_towers-v0", num_envs=5, num_workers=2, opponent=OPPONENTS[-1],
+    vector = gymnasium.make_vec(env_id("five_towers"), num_envs=5, num_workers=2, opponent=OPPONENTS[-1],
                                 **options)
     assert isinstance(vector.unwrapped, ShardedSeatVectorEnv)
     workers = multiprocessing.active_children()
@@ -117,7 +118,7 @@ def test_self_play_snapshots_are_decided_in_batches_as_the_single_env_decides_th
 
 
 def test_bad_actions_are_one_line_and_change_nothing():
-    vector = gymnasium.make_vec("tabletop/lost_cities-v0", num_envs=3)
+    vector = gymnasium.make_vec(env_id("lost_cities"), num_envs=3)
     with pytest.raises(RuntimeError, match="before reset"):
         vector.step(np.zeros(3, np.int64))
     observations, info = vector.reset(seed=0)
@@ -129,22 +130,22 @@ def test_bad_actions_are_one_line_and_change_nothing():
             vector.step(bad)
         assert "\n" not in str(error.value)
     # Nothing was played: the same actions now give what a fresh env seeded alike gives.
-    fresh = gymnasium.make_vec("tabletop/lost_cities-v0", num_envs=3)
+    fresh = gymnasium.make_vec(env_id("lost_cities"), num_envs=3)
     fresh.reset(seed=0)
     for a, b in zip(vector.step(legal)[:4], fresh.step(legal)[:4], strict=True):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="2 seeds for 3 games"):
         vector.reset(seed=[1, 2])
     with pytest.raises(ValueError, match="num_envs=0"):
-        gymnasium.make_vec("tabletop/lost_cities-v0", num_envs=0)
+        gymnasium.make_vec(env_id("lost_cities"), num_envs=0)
     with pytest.raises(ValueError, match="opponent 'self'"):
-        gymnasium.make_vec("tabletop/lost_cities-v0", num_envs=2, opponent=SELF)
+        gymnasium.make_vec(env_id("lost_cities"), num_envs=2, opponent=SELF)
     with pytest.raises(ValueError, match="num_workers=3"):
-        gymnasium.make_vec("tabletop/lost_cities-v0", num_envs=2, num_workers=3)
+        gymnasium.make_vec(env_id("lost_cities"), num_envs=2, num_workers=3)
 
 
 def test_an_illegal_action_forfeits_that_game_only():
-    vector = gymnasium.make_vec("tabletop/lost_cities-v0", num_envs=3, opponent="heuristic")
+    vector = gymnasium.make_vec(env_id("lost_cities"), num_envs=3, opponent="heuristic")
     _, info = vector.reset(seed=1)
     actions = info["action_mask"].argmax(1)
     actions[1] = int(np.flatnonzero(info["action_mask"][1] == 0)[0])

@@ -17,6 +17,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .game import Game, State, check_seed
+from .registry import game_version
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
@@ -53,7 +54,7 @@ class TabletopEnv(AECEnv):
             raise ValueError(f"render_mode={render_mode!r} is not supported; use one of {RENDER_MODES} or None")
         self.game = self.game_class(**options)
         self.render_mode = render_mode
-        self.metadata = {**type(self).metadata, "name": f"{self.game.name}_v0"}
+        self.metadata = {**type(self).metadata, "name": f"{self.game.name}_v{game_version(self.game.name)}"}
 
         n, size = self.game.num_players, self.game.observation_size
         self.possible_agents = [f"player_{i}" for i in range(n)]

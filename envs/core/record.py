@@ -2,9 +2,11 @@
 
 Every engine draws all chance from its state's seeded generator, so a game's name, options and seed and the
 actions in order reproduce every position. A record holds these, each seat's agent spec, what the agents noted
-about their decisions (optional) and the result. Loading reads nothing but JSON, checks all of it and replays
-it through the engine: a file that is not a valid record is refused with one line naming it
-(:class:`RecordError`). The engine knows no agents: whoever plays (``play_game``) collects the decisions.
+about their decisions (optional), the result, and the versions it was played at (of tabletop-rl and of the game).
+Loading reads nothing but JSON, checks all of it and replays it through the engine: a file that is not a valid
+record is refused with one line naming it (:class:`RecordError`); one played at another version of its game is
+replayed with a one-line warning (:class:`~tabletop_rl.envs.core.versions.VersionWarning`). The engine knows no
+agents: whoever plays (``play_game``) collects the decisions.
 
 >>> import tabletop_rl
 >>> record = tabletop_rl.load_record("runs/games/lost_cities-20260101-120000.json")
@@ -29,7 +31,8 @@ from typing import Any
 
 from .files import atomic_write, file_kind, parse_json
 from .game import Game, State
-from .registry import game_class
+from .registry import game_class, game_version, list_games
+from .versions import FIRST_RELEASE, PACKAGE_VERSION, warn_if_other_version
 
 FORMAT, VERSION = "tabletop-rl-record", 1
 MAX_BYTES = 5_000_000  # a long game with search notes at every decision is about 200 KB
@@ -72,7 +75,8 @@ class Result:
 class Record:
     """One game: ``Game(**options)`` of ``game``, its first position ``new_initial_state(seed)``, each seat's
     agent spec (``"human"`` for a person), the decisions in order, the result (None if the game was left
-    unfinished) and ``info``, free-form facts about where it was played (never interpreted).
+    unfinished), ``info``, free-form facts about where it was played (never interpreted), and the versions it was
+    played at: ``tabletop_rl``, the package's, and ``game_version``, the game's (by default the running ones).
 
     :func:`load_record` reads one; :meth:`states` and :meth:`state` replay it, :meth:`check` all of it;
     :meth:`save` writes it.
@@ -85,6 +89,12 @@ class Record:
     decisions: tuple[Decision, ...]
     result: Result | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    tabletop_rl: str = PACKAGE_VERSION
+    game_version: int | None = None  # None: the running version of the game
+
+    def __post_init__(self):
+        if self.game_version is None and self.game in list_games():  # an unknown game is refused by check()
+            object.__setattr__(self, "game_version", game_version(self.game))
 
     @classmethod
     def played(cls, env: Any, agents: Sequence[str], decisions: Sequence[Decision],
@@ -148,8 +158,10 @@ class Record:
         result = None if self.result is None else {
             "returns": list(self.result.returns), "scores": list(self.result.scores),
             "truncated": self.result.truncated}
-        return {"format": FORMAT, "version": VERSION, "game": self.game, "options": self.options, "seed": self.seed,
-                "agents": list(self.agents), "decisions": decisions, "result": result, "info": self.info}
+        played_at = {} if self.game_version is None else {"game_version": self.game_version}  # None: an unknown game
+        return {"format": FORMAT, "version": VERSION, "tabletop_rl": self.tabletop_rl, "game": self.game, **played_at,
+                "options": self.options, "seed": self.seed, "agents": list(self.agents), "decisions": decisions,
+                "result": result, "info": self.info}
 
     # ----------------------------------------------------------------- checks
     def _game(self, where: str) -> Game:
@@ -159,7 +171,17 @@ class Record:
             raise RecordError(f"{where}: {error}") from None
 
     def _replay(self, where: str) -> Iterator[tuple[State, Decision | None]]:
-        """The live positions (not copies) with their decisions, each checked before it is yielded."""
+        """The live positions (not copies) with their decisions, each checked before it is yielded; what goes wrong
+        in a record of another version of its game says so."""
+        try:
+            yield from self._checked_replay(where)
+        except RecordError as error:
+            if self.game in list_games() and self.game_version != game_version(self.game):
+                raise RecordError(f"{error} (it was played at {self.game} version {self.game_version}; this is "
+                                  f"version {game_version(self.game)})") from None
+            raise
+
+    def _checked_replay(self, where: str) -> Iterator[tuple[State, Decision | None]]:
         problem = _document_problem(self._document())
         if problem:
             raise RecordError(f"{where}: {problem}")
@@ -232,8 +254,9 @@ def parse_record(data: bytes, path: str) -> Record:
                     tuple(Decision(d["seat"], d["action"], d.get("notes")) for d in doc["decisions"]),
                     None if doc.get("result") is None else Result(
                         tuple(doc["result"]["returns"]), tuple(doc["result"]["scores"]), doc["result"]["truncated"]),
-                    doc.get("info", {}))
+                    doc.get("info", {}), doc.get("tabletop_rl", FIRST_RELEASE), doc.get("game_version", 0))
     record.check(path)
+    warn_if_other_version(path, "played", record.game, record.game_version, record.tabletop_rl)
     return record
 
 
@@ -315,7 +338,8 @@ _DOCUMENT = _object(
      "options": _kind(dict, "a JSON object of game options"), "seed": _integer(0),
      "agents": _list(_kind(str, "an agent spec (text)")),
      "decisions": _list(_object({"seat": _integer(0), "action": _ACTION}, {"notes": NOTES}))},
-    {"result": _object({"returns": _list(_number()), "scores": _list(_number()),
+    {"tabletop_rl": _kind(str, "a version (text)"), "game_version": _integer(0),
+     "result": _object({"returns": _list(_number()), "scores": _list(_number()),
                         "truncated": _kind(bool, "true or false")}, nullable=True),
      "info": _kind(dict, "a JSON object")})
 

@@ -23,6 +23,7 @@ from ... import envs
 from ...envs.core.agents import Agent, SeatView, pass_view
 from ...envs.core.files import atomic_write
 from ...envs.core.match import play_game, score_margins
+from ...envs.core.versions import PACKAGE_VERSION
 from ..cli.stopping import parallel_map
 from ..evaluation.stats import mean_interval
 from ..runtime.agents import agent_factory
@@ -218,7 +219,8 @@ def run(settings: Settings, out: Path, workers: int = 1, progress: bool = True) 
     weights = fit(policy, data, held_out, settings.epochs, settings.learning_rate, settings.batch_size,
                   settings.seed, report)
     info = replace(policy.info, provenance={"expert_iteration": {**asdict(settings), "out": str(out)},
-                                            "from": policy.info.provenance})
+                                            "from": policy.info.provenance},
+                   game_version=envs.game_version(policy.info.game), tabletop_rl=PACKAGE_VERSION)  # fitted now
     save_policy(out / "policy.safetensors", weights, info)
     atomic_write(out / "report.json", json.dumps({"settings": asdict(settings), "margin": margins.text(),
                                                   "decisions": len(data["actions"]), "fit": lines}, indent=1).encode())

@@ -26,6 +26,8 @@ from threadpoolctl import ThreadpoolController
 
 from ...envs.core.files import atomic_write, file_kind, parse_json
 from ...envs.core.game import Game
+from ...envs.core.registry import game_version
+from ...envs.core.versions import FIRST_RELEASE, PACKAGE_VERSION, warn_if_other_version
 
 POLICY_FORMAT, CHECKPOINT_FORMAT, FORMAT_VERSION = "tabletop-rl-policy", "tabletop-rl-checkpoint", "1"
 CHECKPOINT_PREFIXES = ("optimizer/", "pool/", "rng/")  # training state a checkpoint adds to the policy
@@ -77,6 +79,8 @@ class PolicyInfo:
     num_actions: int
     num_timesteps: int = 0
     provenance: dict[str, Any] = field(default_factory=dict)  # free-form: run, config, conversion, …
+    game_version: int = 0  # the version of the game it was trained on; a file without one: 0
+    tabletop_rl: str = FIRST_RELEASE  # the tabletop-rl it was trained with; a file without one: the first release
 
     @classmethod
     def for_game(cls, game: Game, network: Mapping[str, Any], num_timesteps: int = 0,
@@ -84,7 +88,7 @@ class PolicyInfo:
         net = {"pi": [int(n) for n in network["pi"]], "vf": [int(n) for n in network["vf"]],
                "activation": str(network["activation"])}
         info = cls(game.name, dict(game.options), net, game.observation_size, game.num_actions,
-                   int(num_timesteps), provenance)
+                   int(num_timesteps), provenance, game_version(game.name), PACKAGE_VERSION)
         problem = info.size_problem()
         if problem:  # refused before training, not when its first checkpoint is written
             raise ValueError(f"network {net} for {game.name}: {problem}")
@@ -116,7 +120,8 @@ class PolicyInfo:
         return shapes
 
     def check_game(self, game: Game, path: str | Path) -> None:
-        """Refuse a policy trained for another game, or for options that change its spaces."""
+        """Refuse a policy trained for another game, or for options that change its spaces; warn in one line if it
+        was trained on another version of the game (``VersionWarning``)."""
         if self.game != game.name:
             raise PolicyFileError(f"{path} holds a policy for {self.game}; it cannot play {game.name}")
         if (self.observation_size, self.num_actions) != (game.observation_size, game.num_actions):
@@ -126,6 +131,7 @@ class PolicyInfo:
             raise PolicyFileError(
                 f"{path} holds a {self.game} policy for observations of size {self.observation_size} and "
                 f"{self.num_actions} actions; {which} has {game.observation_size} and {game.num_actions}")
+        warn_if_other_version(path, "trained", game.name, self.game_version, self.tabletop_rl)
 
 
 class MLPPolicy:
@@ -405,7 +411,7 @@ def _info_problem(doc: Any) -> str | None:
     if not isinstance(doc, dict):
         return "expected a JSON object"
     required = {"game": str, "options": dict, "network": dict, "observation_size": int, "num_actions": int}
-    optional = {"num_timesteps": int, "provenance": dict}
+    optional = {"num_timesteps": int, "provenance": dict, "game_version": int, "tabletop_rl": str}
     unknown = sorted(doc.keys() - required.keys() - optional.keys())
     if unknown:
         return f"unknown key {_short(unknown[0])}"
@@ -415,8 +421,9 @@ def _info_problem(doc: Any) -> str | None:
                 return f"missing {key!r}"
         elif not isinstance(doc[key], kind) or isinstance(doc[key], bool):
             return f"{key!r} must be a JSON {kind.__name__}, got {_short(doc[key])}"
-    if doc["observation_size"] < 1 or doc["num_actions"] < 1 or doc.get("num_timesteps", 0) < 0:
-        return "observation_size and num_actions must be positive, num_timesteps >= 0"
+    if doc["observation_size"] < 1 or doc["num_actions"] < 1 or doc.get("num_timesteps", 0) < 0 \
+            or doc.get("game_version", 0) < 0:
+        return "observation_size and num_actions must be positive, num_timesteps and game_version >= 0"
     net = doc["network"]
     if set(net) != {"pi", "vf", "activation"}:
         return f"network must have exactly pi, vf and activation, got {_short(sorted(net))}"
