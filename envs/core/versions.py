@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import re
-import sys
 import warnings
 from pathlib import Path
 
@@ -48,16 +47,3 @@ def warn_if_other_version(path: object, made: str, game: str, version: int, pack
         warnings.warn(f"{path} was {made} at {game} version {version} (tabletop-rl {package}); this is version "
                       f"{running} ({env_id(game)}), whose rules, observations or rewards differ", VersionWarning,
                       stacklevel=2)
-
-
-_show = warnings.showwarning
-
-
-def _show_in_one_line(message, category, filename, lineno, file=None, line=None):
-    if issubclass(category, VersionWarning):
-        print(f"warning: {message}", file=file or sys.stderr)
-    else:
-        _show(message, category, filename, lineno, file, line)
-
-
-warnings.showwarning = _show_in_one_line

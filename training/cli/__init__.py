@@ -13,10 +13,27 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 import yaml
+
+from ...envs.core.versions import VersionWarning
+
+_show_warning = warnings.showwarning
+
+
+def _show_in_one_line(message, category, filename, lineno, file=None, line=None):
+    """A command says a file's other game version in one line, ``warning: …``, not with a source location."""
+    if issubclass(category, VersionWarning):
+        print(f"warning: {message}", file=file or sys.stderr)
+    else:
+        _show_warning(message, category, filename, lineno, file, line)
+
+
+warnings.showwarning = _show_in_one_line  # every command imports this module; a library user keeps Python's display
 
 
 class ArgumentParser(argparse.ArgumentParser):
