@@ -24,6 +24,9 @@ from .svg import FONT, TABLE
 INSTALL = "pip install 'tabletop-rl[render]'"
 BACKGROUND = tuple(int(TABLE[i:i + 2], 16) for i in (1, 3, 5))
 _SIZES: dict[tuple[type, str], tuple[int, int]] = {}
+LETTER = (f'<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" font-family="{FONT}">'
+          '<text x="2" y="14" font-size="14">H</text></svg>')
+"""A letter alone on a transparent picture: resvg draws some pixel of it if it finds a font."""
 
 
 def require() -> None:
@@ -60,7 +63,7 @@ def fit(image: np.ndarray, height: int, width: int) -> np.ndarray:
 
         scale = min(height / h, width / w)
         size = (max(1, round(w * scale)), max(1, round(h * scale)))
-        image = np.asarray(Image.fromarray(image).resize(size, Image.Resampling.LANCZOS))
+        image = np.array(Image.fromarray(image).resize(size, Image.Resampling.LANCZOS))
         h, w = image.shape[:2]
     if (h, w) == (height, width):
         return image
@@ -85,11 +88,6 @@ def _render(svg: str):
     from PIL import Image
 
     return Image.open(io.BytesIO(resvg_py.svg_to_bytes(svg_string=svg)))
-
-
-LETTER = (f'<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" font-family="{FONT}">'
-          '<text x="2" y="14" font-size="14">H</text></svg>')
-"""A letter alone on a transparent picture: resvg draws some pixel of it if it finds a font."""
 
 
 @cache
