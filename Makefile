@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: 2.13.0 is the CPU build available offline on this machine
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ".[train,bench,dev,torchrl,web,openspiel]"
+	$(PY) -m pip install --quiet -e ".[train,bench,dev,torchrl,web,openspiel,render]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 

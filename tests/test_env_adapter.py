@@ -234,7 +234,7 @@ def test_human_render_prints_the_table_after_each_step(capsys):
     assert e.render() is None
     e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
     printed = capsys.readouterr().out
-    assert printed.count("Lost Cities — round 1/1") == 2 and "draw step" in printed
+    assert printed.count("Lost Cities · round 1 of 1") == 2 and "to draw: the draw pile or a discard pile" in printed
 
 
 # ----------------------------------------------------------------------------- our wrappers = PettingZoo's

@@ -82,9 +82,6 @@ class State(BaseState):
     def text_legend(self) -> str:
         return "totals: each seat's points so far"
 
-    def render_rgb(self) -> np.ndarray:
-        return np.zeros((1, 1, 3), np.uint8)
-
     def global_state(self) -> np.ndarray:
         return np.array(self.totals, np.float32) / (3 * self.game.options["rounds"])
 

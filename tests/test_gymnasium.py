@@ -183,7 +183,7 @@ BAD = [
     ({"opponent": {"random": -1}}, ValueError, "weights >= 0"),
     ({"opponent": 3}, ValueError, "expected an agent spec"),
     ({"seat": 2}, ValueError, "seat=2 is not allowed"),
-    ({"render_mode": "rgb_array"}, ValueError, "render_mode='rgb_array' is not supported"),
+    ({"render_mode": "rgb"}, ValueError, r"render_mode='rgb' is not supported; use one of \[.*'rgb_array'\]"),
 ]
 
 

@@ -1,33 +1,32 @@
-"""The Palazzo picture (envs/palazzo/render.py): what must be readable on it."""
+"""The Palazzo renderings (envs/palazzo/render.py, svg.py): what must be readable in the text and on the picture."""
 
-import numpy as np
 import pytest
 
-from tabletop_rl.envs.core.canvas import legend_height
 from tabletop_rl.envs.palazzo import Game
-from tabletop_rl.envs.palazzo import render as r
 from tests.palazzo_helpers import build, play, tile
 
 
-def has(pixels: np.ndarray, colour) -> bool:
-    return bool(np.all(pixels == colour, axis=-1).any())
-
-
 @pytest.mark.parametrize("num_players", [2, 4])
-def test_the_picture_has_a_legend_naming_materials_currencies_and_what_the_numbers_mean(num_players):
-    """Under the table: a swatch per material (P4), per currency and for the certificate (P2), the piles and
-    X3 (P3), and what the numbers on tiles, cards, piles and palaces mean."""
-    image = Game(num_players=num_players).new_initial_state(0).render_rgb()
-    rows = legend_height(r.LEGEND, image.shape[1] - 2 * r.GAP) + r.GAP
-    legend = image[-rows:]
-    assert rows > 3 * 12  # several rows of entries
-    for colour in (*r.MATERIAL_RGB, *r.CURRENCY_RGB, r.STACK_RGB, r.DECK_RGB, r.DISCARD_RGB, r.X3_RGB,
-                   r.FOCUS_RGB):
-        assert has(legend, colour), colour
-    texts = " | ".join(text for _, text in r.LEGEND)
-    for words in ("BRICK", "SANDSTONE", "MARBLE", "FLOOR.WINDOWS", "CERTIFICATE", "CARD VALUE", "RIDERS",
-                  "PRICE", "MASTER BUILDER", "= FLOOR", "SCORES"):
-        assert words in texts
+def test_the_legend_names_materials_currencies_and_what_the_numbers_mean(num_players):
+    """Under the table: each material (P4), each currency and the certificate (P2), the piles and X3 (P3), and what
+    the numbers on tiles, cards, piles and palaces mean."""
+    legend = Game(num_players=num_players).new_initial_state(0).render_svg().split(">Legend<")[1]
+    for words in ("b brick", "s sandstone", "m marble", "floor 1–5", "window", "A currency A", "C currency C",
+                  "Z certificate (2)", "card value", "pays 15", "unseen cards", "X3 opening bid", "master builder",
+                  "palace column", "score"):
+        assert words in legend, words
+
+
+def test_text_and_picture_say_the_same_status_and_auction():
+    """One status line and one note per auction for both (render.py), the winners only for the whole table (P63)."""
+    state = play(build({"num_players": 2}, quarries={1: [33]}, stacks=[[20, 1]]), "tiles", "auction")
+    text, svg = state.render_text(1), state.render_svg(1)
+    auction = [line for line in text.splitlines() if line.startswith("auction of quarry 1: high bid")]
+    assert len(auction) == 1 and auction[0] in svg and text.splitlines()[1] in svg
+    while not state.is_terminal():
+        play(state, state.legal_actions()[0])
+    assert "Game over · winner player" in state.render_text() and "winner" not in state.render_text(0)
+    assert "Game over · winner player" in state.render_svg() and "winner" not in state.render_svg(0)
 
 
 def test_moves_are_described_with_their_tiles_and_cards():

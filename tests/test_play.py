@@ -197,7 +197,7 @@ def test_the_table_is_printed_again_only_where_it_changed():
     ("lost_cities", ["W = a wager", "? = a card you have not seen", "(new) = the card just drawn", "forbidden"]),
     ("five_towers", ["H: the high bid", "k: cards in the display", "blocked =", "rubble:", "(taken) / (placed)"]),
     ("palazzo", ["b1.3 = brick", "X3:", "pickers:", "c* =", "T = the value", "V =", "MB:", "BestPay =", "A3 ="]),
-    ("torres", ["(r,c)", "K = the king", "R B G Y", "AP:", "turn's stack:", ". = ground", "fresh:"]),
+    ("torres", ["(r,c)", "K = the king", "R B G Y", "action points left:", "turn's stack:", ". = ground", "fresh:"]),
 ])
 def test_a_question_mark_explains_the_table_and_lists_the_actions(game, symbols):
     """Each game's key to its text table (State.text_legend, kept beside the renderer), then the actions."""

@@ -1,44 +1,43 @@
-"""The Torres renderings (envs/torres/render.py): what must be readable on the picture and in the text."""
+"""The Torres renderings (envs/torres/render.py, svg.py): what must be readable on the picture and in the text."""
 
 import numpy as np
 import pytest
 
-from tabletop_rl.envs.core.canvas import legend_height
+from tabletop_rl.envs.core import picture
 from tabletop_rl.envs.torres import Game
-from tabletop_rl.envs.torres import render as r
+from tabletop_rl.envs.torres import svg as t
 from tabletop_rl.envs.torres.game import ACQUIRE
 from tests.torres_helpers import build, play
 
 ROWS = ["1K 1 . 2R", ". . . 1", ". 1B . .", ". . . ."]
+BOARD = t.MARGIN + 20  # the board's top left corner, in pixels
 
 
 def cell(image: np.ndarray, row: int, col: int) -> np.ndarray:
-    y, x = r.MARGIN + row * r.CELL, r.MARGIN + col * r.CELL
-    return image[y:y + r.CELL, x:x + r.CELL]
+    y, x = BOARD + row * t.CELL, BOARD + col * t.CELL
+    return image[y + 6:y + t.CELL - 6, x + 6:x + t.CELL - 6]  # inside the walls
 
 
-def has(pixels: np.ndarray, colour) -> bool:
-    return bool(np.all(pixels == colour, axis=-1).any())
+def has(pixels: np.ndarray, colour: str) -> bool:
+    return bool(np.all(pixels == tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5)), axis=-1).any())
 
 
-def test_picture_shows_knights_in_seat_colours_the_king_heights_and_castle_walls():
+def test_picture_shows_knights_in_seat_colours_the_king_heights_and_ground():
     state = build(ROWS)
     image = state.render_rgb()
-    assert image.dtype == np.uint8 and image.shape[2] == 3
-    assert has(cell(image, 0, 3), r.SEAT_RGB[0]) and has(cell(image, 2, 1), r.SEAT_RGB[1])
-    assert has(cell(image, 0, 0), r.GOLD)  # the king, and the king's castle walls
-    assert not has(cell(image, 3, 3), r.SEAT_RGB[0]) and has(cell(image, 3, 3), r.GROUND)
-    assert has(cell(image, 0, 3), r.WALL) and not has(cell(image, 3, 3), r.WALL)
-    assert has(cell(image, 0, 3), r.stone_colour(2)) and has(cell(image, 1, 3), r.stone_colour(1))
+    assert image.shape[:2] == picture.rasterise(state.render_svg()).shape[:2]  # not scaled: cells where drawn
+    assert has(cell(image, 0, 3), t.SEAT_COLOURS[0]) and has(cell(image, 2, 1), t.SEAT_COLOURS[1])
+    assert has(cell(image, 0, 0), t.s.BLACK)  # the king
+    assert not has(cell(image, 3, 3), t.SEAT_COLOURS[0]) and has(cell(image, 3, 3), t.GROUND)
+    assert has(cell(image, 0, 3), t.stone(2)) and has(cell(image, 1, 3), t.stone(1))
+    assert not has(cell(image, 0, 3), t.GROUND)
 
 
-def test_picture_frames_the_selected_knight():
+def test_the_selected_knight_is_framed():
     state = build(ROWS)
-    white = (255, 255, 255)
-    edge = slice(1, 4), slice(r.CELL // 2 - 5, r.CELL // 2 + 5)  # the middle of the cell's top border
-    assert not has(cell(state.render_rgb(), 0, 3)[edge], white)
+    assert 'stroke-dasharray="6 4"' not in state.render_svg()
     play(state, "move from (0,3)")
-    assert np.all(cell(state.render_rgb(), 0, 3)[edge] == white)
+    assert 'stroke-dasharray="6 4"' in state.render_svg() and "selected (0,3)" in state.render_text()
 
 
 def test_text_shows_hands_only_to_their_owner():
@@ -50,21 +49,15 @@ def test_text_shows_hands_only_to_their_owner():
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
-def test_picture_has_a_legend_naming_the_seat_colours_and_what_the_numbers_mean(num_players):
-    """Under the board: a swatch per seat in play (T3), the king, ground and castle squares, and the meaning
-    of the heights, castle letters and panel figures."""
-    image = Game(num_players=num_players).new_initial_state(0).render_rgb()
-    key = r.picture_legend(num_players)
-    rows = legend_height(key, image.shape[1] - 2 * r.MARGIN) + r.MARGIN // 2
-    assert image.shape[0] - rows >= r.MARGIN + r.SIZE * r.CELL  # the whole board stays above it
-    legend = image[-rows:]
-    for p in range(4):
-        assert has(legend, r.SEAT_RGB[p]) == (p < num_players), r.SEAT_NAMES[p]
-    for colour in (r.GOLD, r.GROUND, r.stone_colour(1), r.SELECTED):
-        assert has(legend, colour), colour
-    texts = " | ".join(text for _, text in key)
-    for words in ("KING", "HEIGHT", "= CASTLE", "CASTLE EDGE", "SCORE", "LEVEL", "ACTION POINTS", "BLOCKS LEFT"):
-        assert words in texts
+def test_the_legend_names_the_seats_in_play_and_what_the_numbers_mean(num_players):
+    """Under the board: each seat in play (T3), the king, ground and castle squares, and the meaning of the heights,
+    castle letters and panel figures."""
+    legend = Game(num_players=num_players).new_initial_state(0).render_svg().split(">Legend<")[1]
+    for p, name in enumerate(("R red", "B blue", "G green", "Y yellow")):
+        assert (f"{name} knight" in legend) == (p < num_players), name
+    for words in ("K the king", "ground", "darker = higher", "big number: height", "castle wall",
+                  "orange dashes", "selected", "at level 2", "stack: its blocks", "deck or unseen cards"):
+        assert words in legend, words
 
 
 def test_moves_are_described_in_words_and_the_cards_kept_stay_hidden():

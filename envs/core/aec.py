@@ -16,6 +16,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
+from . import picture
 from .game import Game, State, check_seed
 from .registry import game_version
 
@@ -43,6 +44,8 @@ class TabletopEnv(AECEnv):
       continues the same seeded sequence of games. A seed is None or a non-negative integer.
     * Once every agent has been stepped out (``agents`` is empty), ``step()`` raises ``AssertionError``
       (PettingZoo's error for steps out of order): call ``reset()``.
+    * ``render()`` shows the whole table, hidden cards included: ``ansi`` returns its text, ``human`` prints it,
+      ``rgb_array`` returns its picture (``State.render_rgb``; needs the ``render`` extra, checked at creation).
     """
 
     game_class: type[Game]
@@ -52,6 +55,8 @@ class TabletopEnv(AECEnv):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode={render_mode!r} is not supported; use one of {RENDER_MODES} or None")
+        if render_mode == "rgb_array":
+            picture.require()  # here rather than at the first frame: the missing extra is named at once
         self.game = self.game_class(**options)
         self.render_mode = render_mode
         self.metadata = {**type(self).metadata, "name": f"{self.game.name}_v{game_version(self.game.name)}"}

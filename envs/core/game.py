@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from . import picture
 from .layout import Layout
 from .options import Option, resolve
 
@@ -250,9 +251,11 @@ class State(ABC):
         Drawn by ``text_table(state, viewer)`` of the game package's ``render`` module."""
         return self._render_module().text_table(self, viewer)
 
-    def render_rgb(self) -> np.ndarray:
-        """A picture of the table, H×W×3 uint8, drawn by ``picture(state)`` of the game's ``render`` module."""
-        return self._render_module().picture(self)
+    def render_rgb(self, viewer: int | None = None) -> np.ndarray:
+        """The table as ``viewer`` may see it (``None``: everything) as a picture, H×W×3 uint8 of one size for the
+        game's options: ``render_svg(viewer)`` with no move marked, rasterised (``envs/core/picture.py``; needs the
+        ``render`` extra)."""
+        return picture.draw(self, viewer)
 
     def render_svg(self, viewer: int | None = None, legal: Iterable[int] | None = None) -> str:
         """The table as an SVG document, as ``viewer`` may see it (``None``: everything), with ``legal`` actions

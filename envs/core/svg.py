@@ -1,5 +1,5 @@
 """Helpers to draw a table as SVG text, standard library only; each game's ``svg(state, viewer, legal)`` (in its
-``render.py``) lays out its own table with them.
+``svg.py``) lays out its own table with them, in words its ``render.py`` shares with the text table.
 
 - :class:`Svg` collects elements and returns the document. Every text and attribute value goes through
   :func:`escape`, so a text from the state (or a name a user typed) cannot break the XML.
@@ -8,7 +8,8 @@
   only cue.
 - Clickable legal moves: :meth:`Svg.spot` wraps the element an action refers to (a card, a square, a quarry) in
   ``<g class="legal" data-actions="12 37">`` and rings it; :func:`clickable` says which actions to attach.
-- :meth:`Svg.card`, :meth:`Svg.back` and :meth:`Svg.legend` draw the shapes every game uses.
+- :meth:`Svg.card`, :meth:`Svg.back` and :meth:`Svg.legend` draw the shapes every game uses; :func:`seat_order`
+  says in which order the seats are drawn.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from numbers import Integral
 from typing import Any
+
+from .layout import seats_from
 
 # Okabe–Ito (https://jfly.uni-koeln.de/color/)
 BLACK, ORANGE, SKY_BLUE, GREEN = "#000000", "#E69F00", "#56B4E9", "#009E73"
@@ -79,6 +82,12 @@ def clickable(state: Any, viewer: int | None, legal: Iterable[int] | None) -> fr
         raise ValueError(f"action {bad!r} cannot be attached to the picture for viewer {viewer}: only legal actions "
                          "of the seat to act, seen by that seat or by the whole table")
     return chosen
+
+
+def seat_order(viewer: int | None, n: int) -> list[int]:
+    """The seats in the order a picture draws them: the viewer's first, then the others in table order, as the
+    viewer's observation ranks them; table order for the whole table (``viewer=None``)."""
+    return list(range(n)) if viewer is None else seats_from(viewer, n)
 
 
 def among(actions: frozenset[int], *candidates: int) -> list[int]:

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 
 from ..core import svg as s
 from ..core.game import TERMINAL
-from .game import EMPTY, NUM_SLOTS, NUM_TYPES, PLACE, PLACED, TAKE, TAKEN, TEAR, TEARDOWN, TYPE_NAMES
+from .game import EMPTY, NUM_SLOTS, NUM_TYPES, PLACE, PLACED, TAKE, TEAR, TEARDOWN, TYPE_NAMES
+from .render import SLOT_NOTES, bid_text, heading, next_cards, status
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -50,25 +51,24 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     y_panels = MARGIN + 2 * LINE + DH + 36
     y_legend = y_panels + rows * (PANEL_H + GAP) + 8
     key = legend()
-    out = s.Svg(width, y_legend + s.legend_height(key, width - 2 * MARGIN), f"Five Towers: {_status(state)}")
+    out = s.Svg(width, y_legend + s.legend_height(key, width - 2 * MARGIN), f"Five Towers: {status(state)}")
     acting = state.current_player
 
-    out.text(MARGIN, MARGIN + 12, f"Five Towers · round {state.round} · pass {state.pass_no} of 2 · "
-             f"start player {state.start}", 15, bold=True)
-    out.text(MARGIN, MARGIN + 12 + LINE, _status(state), 14, s.INK if acting == TERMINAL else s.YELLOW)
+    out.text(MARGIN, MARGIN + 12, heading(state), 15, bold=True)
+    out.text(MARGIN, MARGIN + 12 + LINE, status(state), 14, s.INK if acting == TERMINAL else s.YELLOW)
     y = MARGIN + 2 * LINE + 6
     for slot in range(NUM_SLOTS):
         x = MARGIN + slot * (DW + GAP)
-        status = state.status[slot]
-        if status == EMPTY:
+        slot_status = state.status[slot]
+        if slot_status == EMPTY:
             out.outline(x, y, DW, DH, s.MUTED, "empty")
         else:
             kind = state.display[slot]
             ids = s.among(actions, TAKE + slot, PLACE + slot)
-            note = {TAKEN: "taken", PLACED: "placed"}.get(status, "")
+            note = SLOT_NOTES.get(slot_status, "")
             title = f"display slot {slot}: {state.card_to_string(kind)}" + (f", {note}" if note else "")
             out.card(x, y, DW, DH, COLOURS[kind >> 4], str(kind & 15), title, ids, MARKS[kind >> 4],
-                     dim=status == PLACED)
+                     dim=slot_status == PLACED)
             if note:
                 out.text(x + DW / 2, y + DH - 6, note, 11, s.ink(COLOURS[kind >> 4]), "middle", True)
         out.text(x + DW / 2, y + DH + 15, f"slot {slot}", 11, s.MUTED, "middle")
@@ -80,15 +80,14 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     out.rect(x, y, DW, DH, "#555555", s.EDGE, rx=4)
     out.text(x + DW / 2, y + DH / 2 + 6, discarded, 17, s.INK, "middle", True)
     out.text(x + DW / 2, y + DH + 15, "discard", 11, s.MUTED, "middle")
-    if viewer is None and state.draw:  # the draw pile's order (F30), only on the whole table
+    if upcoming := next_cards(state, viewer):
         x += DW + 2 * GAP
         out.text(x, y + 12, "next cards, top first", 11, s.MUTED)
-        for i, kind in enumerate(state.draw[:-6:-1]):
+        for i, kind in enumerate(upcoming):
             out.card(x + i * (RW + 4), y + 20, RW, RH, COLOURS[kind >> 4], str(kind & 15),
                      f"draw pile, card {i + 1} from the top: {state.card_to_string(kind)}", size=13)
 
-    order = list(range(n)) if viewer is None else [(viewer + i) % n for i in range(n)]
-    for i, p in enumerate(order):
+    for i, p in enumerate(s.seat_order(viewer, n)):
         _panel(out, state, p, viewer, actions, MARGIN + (i % per_row) * (PANEL_W + GAP),
                y_panels + (i // per_row) * (PANEL_H + GAP))
     out.line(0, y_legend - 8, width, y_legend - 8, s.MUTED)
@@ -105,7 +104,7 @@ def _panel(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozen
     who = f"{'▶ ' if acting else ''}Player {p}" + (" (you)" if p == viewer else "")
     out.text(x0 + GAP, y0 + LINE, who, 14, s.YELLOW if acting else s.INK, bold=True)
     out.text(x0 + PANEL_W - GAP, y0 + LINE, f"{state.score(p)} points", 14, s.INK, "end", True)
-    out.text(x0 + GAP, y0 + 2 * LINE, _bid_text(state, p), 12, s.MUTED)
+    out.text(x0 + GAP, y0 + 2 * LINE, bid_text(state, p), 12, s.MUTED)
     tearing = acting and state.phase_id == TEARDOWN
     base = y0 + 2 * LINE + 14 + TOWER_H - TH  # the bottom card's top
     for t in range(NUM_TYPES):
@@ -138,17 +137,6 @@ def _panel(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozen
                  f"rubble: {state.card_to_string(kind)}", size=13)
 
 
-def _bid_text(state: State, p: int) -> str:
-    if state.current_player == TERMINAL:
-        return ""
-    if state.winner == p:
-        return f"won the bid: takes {state.take_n}"
-    bid = state.bids[p]
-    if bid < 0:
-        return "not asked yet" if state.phase == "bid" else "not asked: the bidding is over"
-    return "passed" if bid == 0 else f"bid {bid}"
-
-
 def legend() -> list[tuple[s.Swatch, str]]:
     """What the picture's colours, letters and numbers mean."""
     return [*((COLOURS[t], f"{MARKS[t]} {TYPE_NAMES[t]}") for t in range(NUM_TYPES)),
@@ -157,13 +145,3 @@ def legend() -> list[tuple[s.Swatch, str]]:
             (s.CARD_BACK, "draw pile (order hidden)"), (None, "rubble: −1, −2, −3, … per card at the end"),
             (None, "blocked: this type can never be built again"), (None, "▶ player to act"),
             (("none", s.HIGHLIGHT), "legal move: click it")]
-
-
-def _status(state: State) -> str:
-    p = state.current_player
-    if p == TERMINAL:
-        return "Game over · ranks " + ", ".join(f"player {q}: {r}" for q, r in enumerate(state.ranks()))
-    what = {"bid": "bid (or pass)", "teardown": "tear down a tower top (or nothing)",
-            "take": f"take display cards ({state.take_n} in all, {state.taken.bit_count()} taken)",
-            "place": "place a taken card"}[state.phase]
-    return f"Player {p} to {what} · H = {state.high}, k = {state.k}"

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from ..core import svg as s
 from ..core.game import TERMINAL
-from .game import CARD_STEP, COLOUR_NAMES, HAND_SIZE, expedition_score, kind_value
+from .game import COLOUR_NAMES, HAND_SIZE, expedition_score, kind_value
+from .render import card_label, hand, heading, status
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -51,14 +52,13 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     y_bottom_hand = y_bottom_cols + COLUMN_H + 14
     y_legend = y_bottom_hand + CH + LINE + 16
     height = y_legend + s.legend_height(key, width - 2 * MARGIN)
-    out = s.Svg(width, height, f"Lost Cities: {_status(state)}")
-    bottom = 0 if viewer is None else viewer
-    top = 1 - bottom
+    out = s.Svg(width, height, f"Lost Cities: {status(state)}")
+    bottom, top = s.seat_order(viewer, 2)
     acting = state.current_player
     scores = state.provisional_scores()
 
-    out.text(MARGIN, MARGIN + 12, _heading(state), 15, bold=True)
-    out.text(MARGIN, MARGIN + 12 + LINE, _status(state), 14, s.INK if acting == TERMINAL else s.YELLOW)
+    out.text(MARGIN, MARGIN + 12, heading(state), 15, bold=True)
+    out.text(MARGIN, MARGIN + 12 + LINE, status(state), 14, s.INK if acting == TERMINAL else s.YELLOW)
 
     def seat_label(p: int, y: float) -> None:
         mark = "▶ " if p == acting else ""
@@ -66,25 +66,19 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
         out.text(MARGIN, y, f"{mark}{who} · this round {scores[p]} · total {state.cumulative[p]}", 14,
                  s.YELLOW if p == acting else s.INK, bold=p == acting)
 
-    def hand(p: int, y: float) -> None:
+    def seat_hand(p: int, y: float) -> None:
         seen = viewer is None or viewer == p
-        if seen:
-            kinds = [k for k in sorted(state.hands[p]) for _ in range(state.hands[p][k])]
-            known: list[int] = []
-        else:  # the cards it took from the discard piles are public (L33), the rest are backs
-            known = [k for k, n in enumerate(state.known[p]) for _ in range(n)]
-            kinds = known
+        kinds, hidden = hand(state, p, viewer)  # of another seat's hand: the cards taken from the discard piles
         new = state.drawn[p] if seen else -1
         for i, k in enumerate(kinds):
             x = MARGIN + i * (CW + GAP)
             ids = s.among(actions, k, K + k) if p == acting else []  # the other hand may hold a wager of that kind
-            mark = " (just drawn)" if k == new else " (seen: taken from a discard pile)" if known else ""
-            out.card(x, y, CW, CH, COLOURS[k // 10], _label(k), f"{state.card_to_string(k)}{mark}", ids,
+            mark = " (just drawn)" if k == new else "" if seen else " (seen: taken from a discard pile)"
+            out.card(x, y, CW, CH, COLOURS[k // 10], card_label(k), f"{state.card_to_string(k)}{mark}", ids,
                      LETTERS[k // 10])
-            if k == new or known:
+            if k == new or not seen:
                 out.text(x + CW / 2, y + CH - 5, "new" if seen else "seen", 10, s.ink(COLOURS[k // 10]), "middle")
                 new = -1
-        hidden = sum(state.hands[p].values()) - len(kinds)
         for i in range(len(kinds), len(kinds) + hidden):
             out.back(MARGIN + i * (CW + GAP), y, CW, CH, "?", "a card you have not seen")
 
@@ -98,7 +92,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
                 out.outline(x, first, CW, CH, COLOURS[c], "")
             for i, k in enumerate(cards):
                 label_y = 15 if down else CH - 5
-                out.card(x, first + (i if down else -i) * STRIP, CW, CH, COLOURS[c], _label(k),
+                out.card(x, first + (i if down else -i) * STRIP, CW, CH, COLOURS[c], card_label(k),
                          f"player {p}'s {COLOUR_NAMES[c]} expedition: {state.card_to_string(k)}", size=14,
                          label_y=label_y)
             wagers = sum(k % 10 == 0 for k in cards)
@@ -114,7 +108,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
             name = COLOUR_NAMES[c]
             if pile:
                 title = f"{name} discard pile, {s.count(len(pile), 'card')}, top {state.card_to_string(pile[-1])}"
-                out.card(x, y, CW, CH, COLOURS[c], _label(pile[-1]), title, ids, LETTERS[c])
+                out.card(x, y, CW, CH, COLOURS[c], card_label(pile[-1]), title, ids, LETTERS[c])
             else:
                 out.outline(x, y, CW, CH, COLOURS[c], "empty", 10)
             out.text(x + CW / 2, y + CH + 15, f"{name} {len(pile)}" if pile else name, 11, s.MUTED, "middle")
@@ -127,11 +121,11 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
         out.text(x + CW / 2, y + CH + 15, "draw pile", 11, s.MUTED, "middle")
 
     seat_label(top, y_top_label)
-    hand(top, y_top_hand)
+    seat_hand(top, y_top_hand)
     expeditions(top, y_top_cols, down=False)
     piles(y_piles)
     expeditions(bottom, y_bottom_cols + 8, down=True)
-    hand(bottom, y_bottom_hand)
+    seat_hand(bottom, y_bottom_hand)
     seat_label(bottom, y_bottom_hand + CH + LINE)
     out.line(0, y_legend - 8, width, y_legend - 8, s.MUTED)
     out.legend(MARGIN, y_legend, width - 2 * MARGIN, key)
@@ -147,30 +141,3 @@ def legend(n_colours: int) -> list[tuple[s.Swatch, str]]:
             (None, "discard pile: top card; name and count under it"),
             (None, "✕ on a pile: just discarded to, no draw from it"),
             (None, "▶ player to act"), (("none", s.HIGHLIGHT), "legal move: click it")]
-
-
-def _label(kind: int) -> str:
-    v = kind_value(kind)
-    return "W" if v == 0 else str(v)
-
-
-def _heading(state: State) -> str:
-    g = state.game
-    rounds = g.options["rounds"]
-    extra = " (extra)" if state.round > rounds else ""
-    return (f"Lost Cities · round {state.round} of {rounds}{extra} · turn {state.turn} · "
-            f"draw pile {len(state.deck)}")
-
-
-def _status(state: State) -> str:
-    """Who must do what (L11–L13), or the result (L27, L29)."""
-    p = state.current_player
-    if p == TERMINAL:
-        if state.truncated:
-            return "Stopped by the turn cap"
-        a, b = state.cumulative
-        return ("A draw" if a == b else f"Player {0 if a > b else 1} wins") + f": player 0 {a}, player 1 {b}"
-    if state.step == CARD_STEP:
-        return f"Player {p} to play a card on an expedition or discard it"
-    closed = f" (not {COLOUR_NAMES[state.forbidden]}, just discarded to)" if state.forbidden >= 0 else ""
-    return f"Player {p} to draw: the draw pile or a discard pile{closed}"

@@ -30,12 +30,9 @@ from typing import TYPE_CHECKING
 from ..core import svg as s
 from ..core.game import TERMINAL
 from .components import (
-    ACTION,
     BID,
-    DISTRIBUTE,
     FLOOR,
     MATERIAL,
-    MODE,
     NUM_QUARRIES,
     NUM_RIDERS,
     PAY,
@@ -43,13 +40,12 @@ from .components import (
     PLACE,
     RECON_DEST,
     RECON_PAY,
-    RECON_TILE,
-    SELECT,
     STACK_NAMES,
     WINDOWS,
 )
 from .game import AUCTION, BUY, DEST, DEST_DISCARD, DEST_NEW, TAKE_MONEY, TILE, TILES, palace_score, tile_name
 from .payments import CARD, GROUP, GROUP_Z, NUM_KINDS, VALUE, Z, best_pay, kind_name
+from .render import hand, heading, notes, removed_shown, status, x3_place
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -79,12 +75,12 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     y_money = MARGIN + 2 * LINE + 14 + tiles_h + 28
     y_panels = y_money + CH + 2 * LINE + 24
     y_legend = y_panels + n * (PANEL_H + GAP) + 8
-    out = s.Svg(WIDTH, y_legend + s.legend_height(key, WIDTH - 2 * MARGIN), f"Palazzo: {_status(state, viewer)}")
+    out = s.Svg(WIDTH, y_legend + s.legend_height(key, WIDTH - 2 * MARGIN), f"Palazzo: {status(state, viewer)}")
     d = state.decision
     acting = state.current_player
 
-    out.text(MARGIN, MARGIN + 12, f"Palazzo · turn {state.turn + 1} · active player {state.active}", 15, bold=True)
-    out.text(MARGIN, MARGIN + 12 + LINE, _status(state, viewer), 14, s.INK if acting == TERMINAL else s.YELLOW)
+    out.text(MARGIN, MARGIN + 12, heading(state), 15, bold=True)
+    out.text(MARGIN, MARGIN + 12 + LINE, status(state, viewer), 14, s.INK if acting == TERMINAL else s.YELLOW)
 
     # ---- tiles: stacks, supply, quarries
     y = MARGIN + 2 * LINE + 14
@@ -129,7 +125,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     out.text(x + (CW + 8) / 2, y + CH / 2 + 5, sum(state.discard), 14, s.INK, "middle", True)
     out.text(x + (CW + 8) / 2, y + CH + 14, "discard", 11, s.MUTED, "middle")
     x += CW + 8 + 2 * GAP
-    x3 = "X3 opening bid: " + (f"in player {state.active}'s bid" if state.x3_out else "on the table")
+    x3 = f"X3 opening bid: {x3_place(state)}"
     with out.spot((x, y, 32, CH), x3):
         out.tag("circle", cx=x + 16, cy=y + CH / 2, r=16, fill=s.YELLOW if not state.x3_out else "#555555",
                 stroke=s.EDGE)
@@ -141,22 +137,21 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
                  s.MUTED)
         x = _money(out, state.display, x, y, "money display", lambda k: s.among(actions, CARD + k) if d == PICK else [])
         x += 2 * GAP
-    notes = _notes(state)
-    for i, note in enumerate(notes):
+    lines = notes(state)
+    for i, note in enumerate(lines):
         out.text(x, y + 12 + i * 16, note, 13, s.INK)
     if state.decision == PAY and any(state.payment):
-        x2 = x + max(map(len, notes)) * 8 + GAP
+        x2 = x + max(map(len, lines)) * 8 + GAP
         _money(out, state.payment, x2, y, "in the payment", lambda k: [])
     if state.pending:
-        y2 = y + 12 + len(notes) * 16 - 8
+        y2 = y + 12 + len(lines) * 16 - 8
         out.text(x, y2 + TH / 2 + 9, f"player {state.current_player} places:", 13, s.INK)
         for i, t in enumerate(state.pending):
             _tile(out, t, x + 130 + i * (TW + 6), y2 + 4, "to place" + (" now" if i == 0 else ""), [],
                   i == 0)
     _removed(out, state, viewer, WIDTH - MARGIN - 260, y - 4, s.among(actions, DEST_DISCARD))
 
-    order = list(range(n)) if viewer is None else [(viewer + i) % n for i in range(n)]
-    for i, p in enumerate(order):
+    for i, p in enumerate(s.seat_order(viewer, n)):
         _panel(out, state, p, viewer, actions if p == acting else frozenset(), y_panels + i * (PANEL_H + GAP))
     out.line(0, y_legend - 8, WIDTH, y_legend - 8, s.MUTED)
     out.legend(MARGIN, y_legend, WIDTH - 2 * MARGIN, key)
@@ -216,7 +211,7 @@ def _removed(out: s.Svg, state: State, viewer: int | None, x: float, y: float, i
     with out.spot((x, y, w, h), "tiles out of the game" + (": discard the tile here" if ids else ""), ids):
         out.rect(x, y, w, h, s.PANEL, s.MUTED, rx=6, stroke_dasharray="4 3")
         out.text(x + GAP, y + 16, f"out of the game: {s.count(len(removed), 'tile')}", 12, s.INK, bold=True)
-        if state.game.removed_public or viewer is None:
+        if removed_shown(state, viewer):
             shown = sorted(removed)
             out.text(x + GAP, y + 34, " ".join(tile_name(t) for t in shown[:12]) + (" …" if len(shown) > 12
                                                                                      else ""), 11, s.MUTED)
@@ -263,17 +258,15 @@ def _panel(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozen
             out.outline(x, base - 4 * TH, width, 5 * TH, s.MUTED, "new", 10)
     # hand and bid
     x0 = MARGIN + PALACES_W + 20
-    hand = state.hands[p]
-    seen = viewer is None or viewer == p
+    shown, hidden = hand(state, p, viewer)
+    size = s.count(sum(shown) + hidden, "card")
     paying = acting and d in (PAY, BID, RECON_PAY)
-    if seen:
-        out.text(x0, y0 + 20, f"hand: {s.count(sum(hand), 'card')}, largest payment {best_pay(hand)}", 12, s.MUTED)
-        _money(out, hand, x0, y0 + 28, f"in player {p}'s hand", lambda k: _hand_ids(k, actions) if paying else [])
+    if viewer is None or viewer == p:
+        out.text(x0, y0 + 20, f"hand: {size}, largest payment {best_pay(shown)}", 12, s.MUTED)
+        _money(out, shown, x0, y0 + 28, f"in player {p}'s hand", lambda k: _hand_ids(k, actions) if paying else [])
     else:
-        known = state.known[p]
-        hidden = sum(hand) - sum(known)
-        out.text(x0, y0 + 20, f"hand: {s.count(sum(hand), 'card')}, {sum(known)} seen by all", 12, s.MUTED)
-        x = _money(out, known, x0, y0 + 28, f"in player {p}'s hand (seen by all)", lambda k: [])
+        out.text(x0, y0 + 20, f"hand: {size}, {sum(shown)} seen by all", 12, s.MUTED)
+        x = _money(out, shown, x0, y0 + 28, f"in player {p}'s hand (seen by all)", lambda k: [])
         if hidden:
             out.back(x, y0 + 28, CW, CH, str(hidden), f"{s.count(hidden, 'card')} you have not seen")
     if state.in_auction:
@@ -304,20 +297,6 @@ def _auction_quarry(state: State) -> int:
     return -1
 
 
-def _notes(state: State) -> list[str]:
-    notes = []
-    if state.in_auction:
-        notes.append(f"auction of quarry {state.mb}: high bid {state.high} by player {state.leader}")
-    if state.decision == PAY:
-        notes.append(f"paying {state.pay_value} of {state.pay_target} for "
-                     + " ".join(tile_name(t) for t in state.selected))
-    if state.decision == BID:
-        notes.append(f"player {state.current_player}'s bid {state.pay_value}, {state.pay_target} to raise")
-    if state.recon_tile >= 0:
-        notes.append(f"moving {tile_name(state.recon_tile)}")
-    return notes
-
-
 def legend() -> list[tuple[s.Swatch, str]]:
     """What the picture's colours, letters and numbers mean."""
     return [*((MATERIAL_COLOURS[m], f"{MATERIALS[m][0]} {MATERIALS[m]}") for m in range(3)),
@@ -328,24 +307,3 @@ def legend() -> list[tuple[s.Swatch, str]]:
             (s.YELLOW, "X3 opening bid; master builder; tile to place"),
             (None, "palace column: floors 1–5 from the bottom; slot: score under it"),
             (None, "▶ player to act"), (("none", s.HIGHLIGHT), "legal move: click it")]
-
-
-_WHAT = {ACTION: "take money, draw two tiles, or reconstruct", PICK: "pick a money card from the display",
-         MODE: "buy from the supply or auction the next quarry", SELECT: "select supply tiles to buy",
-         PAY: "add cards to the payment", BID: "raise the bid or pass",
-         DISTRIBUTE: "take a tile from the lot in the master builder's quarry",
-         PLACE: "place a tile: on a palace, as a new palace, or out of the game",
-         RECON_TILE: "choose a palace tile to move", RECON_DEST: "choose where the tile goes",
-         RECON_PAY: "pay one card for the reconstruction"}
-
-
-def _status(state: State, viewer: int | None) -> str:
-    p = state.current_player
-    if p == TERMINAL:
-        if state.is_truncated():
-            return f"Stopped by the turn cap ({state.turn} turns)"
-        scores = "scores " + ", ".join(map(str, state.scores()))
-        if viewer is not None:  # a tie is broken by the largest payment of the hidden hands (P63)
-            return f"Game over · {scores}"
-        return "Game over · winner " + ", ".join(f"player {q}" for q in state.winners()) + f" · {scores}"
-    return f"Player {p} to {_WHAT[state.decision]}"

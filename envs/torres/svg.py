@@ -26,34 +26,21 @@ from typing import TYPE_CHECKING
 from ..core import svg as s
 from ..core.game import TERMINAL
 from .board import EMPTY, KING, SIZE, square_name
-from .cards import CARD_NAMES, MASTER_NAMES, MASTER_TEXT
+from .cards import CARD_NAMES
 from .game import (
     ACQUIRE,
-    ACTION,
     ADD_KNIGHT,
-    CARD_SOURCE,
-    CARD_STACK,
-    CARD_TARGET,
-    CHOOSE_STACK,
     KEEP,
-    KEEP_CARD,
-    KING_MOVE,
-    LEFTOVER,
     MOVE_FROM,
-    MOVE_TO,
     PLACE_BLOCK,
     PLAY_CARD,
     RETURN_BOTTOM,
-    RETURN_CARD,
     RETURN_TOP,
     SELECT,
-    SETUP_BLOCK,
-    SETUP_KING,
-    SETUP_KNIGHT,
     STACK,
     STACK_CURRENT,
 )
-from .render import SEAT_LETTERS, SEAT_NAMES
+from .render import SEAT_LETTERS, SEAT_NAMES, details, heading, master_text, status
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -76,7 +63,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     """The table as ``viewer`` may see it (None: everything), ``legal`` actions clickable (see the module doc)."""
     actions = s.clickable(state, viewer, legal)
     key = legend(state.game.num_players)
-    out = s.Svg(WIDTH, 0, f"Torres: {_status(state)}")
+    out = s.Svg(WIDTH, 0, f"Torres: {status(state)}")
     _board(out, state, actions)
     y_legend = max(MARGIN + 20 + BOARD + 16, _side(out, state, viewer, actions)) + 8
     out.height = y_legend + s.legend_height(key, WIDTH - 2 * MARGIN)
@@ -147,20 +134,11 @@ def _side(out: s.Svg, state: State, viewer: int | None, actions: frozenset[int])
     g = state.game
     n = g.num_players
     x, y = X_PANEL, MARGIN + 14
-    progress = "setup" if state.phase_no == 0 else f"phase {state.phase_no} of 3 · round {state.round_no}"
-    out.text(x, y, f"Torres · {progress}", 16, bold=True)
-    out.text(x, y + LINE + 2, _status(state), 14, s.INK if state.current_player == TERMINAL else s.YELLOW)
-    details = []
-    if state.phase_no and state.current_player != TERMINAL:
-        details.append(f"{state.ap} action points left · card played: {'yes' if state.card_played else 'no'}"
-                       f" · bought {state.acquired}")
-    if state.card >= 0:
-        details.append(f"resolving {CARD_NAMES[state.card]}")
-    if state.leftover:
-        details.append(f"{state.leftover} leftover block(s)")
-    out.text(x, y + 2 * LINE + 4, " · ".join(details), 12, s.MUTED)
+    out.text(x, y, heading(state), 16, bold=True)
+    out.text(x, y + LINE + 2, status(state), 14, s.INK if state.current_player == TERMINAL else s.YELLOW)
+    out.text(x, y + 2 * LINE + 4, " · ".join(details(state)), 12, s.MUTED)
     y += 2 * LINE + 20
-    for p in (range(n) if viewer is None else [(viewer + i) % n for i in range(n)]):
+    for p in s.seat_order(viewer, n):
         y += _seat(out, state, p, viewer, actions if p == state.current_player else frozenset(), y) + GAP
     y += 6
     out.text(x, y + 12, f"block supply: {state.supply}", 13, s.INK)
@@ -169,9 +147,8 @@ def _side(out: s.Svg, state: State, viewer: int | None, actions: frozenset[int])
         ids = s.among(actions, ACQUIRE)
         out.back(x + 180, y - 4, 44, 56, str(len(deck)), f"action card deck: {s.count(len(deck), 'card')}", ids)
         out.text(x + 232, y + 12, "action card deck", 12, s.MUTED)
-    if state.master_card >= 0:
-        out.text(x, y + 36, f"master card {MASTER_NAMES[state.master_card]}: {MASTER_TEXT[state.master_card]}", 12,
-                 s.INK)
+    if master := master_text(state):
+        out.text(x, y + 36, master, 12, s.INK)
     return y + 60
 
 
@@ -296,23 +273,6 @@ def _levels(state: State, p: int) -> str:
     ground = sum(b.cid[sq] < 0 for sq in state.knights[p])
     parts = ([on] if on else []) + ([f"{ground} on the ground"] if ground else [])
     return ", ".join(parts) or "none"
-
-
-_WHAT = {SETUP_BLOCK: "place a start block", SETUP_KNIGHT: "put a knight on a start castle",
-         SETUP_KING: "put the king on a start castle", CHOOSE_STACK: "choose the turn's block stack",
-         ACTION: "spend action points, or end the turn",
-         MOVE_TO: "choose where the knight goes", KEEP_CARD: "keep one card looked at",
-         RETURN_CARD: "put a card back on top of or under the deck", CARD_SOURCE: "choose the card's knight or block",
-         CARD_TARGET: "choose the card's square", CARD_STACK: "choose the stack for the block",
-         LEFTOVER: "put a leftover block on a stack", KING_MOVE: "move the king, or leave it"}
-
-
-def _status(state: State) -> str:
-    p = state.current_player
-    if p == TERMINAL:
-        return "Game over · winner " + ", ".join(SEAT_NAMES[q] for q in state.winners()) + " · scores " + \
-            ", ".join(map(str, state.scores()))
-    return f"{SEAT_NAMES[p].capitalize()} to {_WHAT[state.decision]}"
 
 
 def legend(num_players: int) -> list[tuple[s.Swatch, str]]:

@@ -16,6 +16,7 @@ import gymnasium as gym
 import numpy as np
 
 from ... import envs
+from ...envs.core import picture
 from ...envs.core.game import check_seed
 from .opponents import SELF, OpponentMix, Weights
 from .table import ILLEGAL_REWARD, Table, play_opponents, settle
@@ -25,7 +26,7 @@ class SingleSeatEnv(gym.Env):
     """One seat of ``game`` for the learner; the other seats are played inside ``step()`` (one
     :class:`~tabletop_rl.training.runtime.table.Table`, driven on the engine itself)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, game: str, game_options: Mapping[str, Any] | None = None,
                  opponents: Mapping[str, float] | None = None, seat: int | str = "random",
@@ -33,8 +34,9 @@ class SingleSeatEnv(gym.Env):
                  margin_reward: float = 0.0, render_mode: str | None = None):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported; use one of "
-                             f"{self.metadata['render_modes']} or None (the learner's view as text; the "
-                             "PettingZoo env's rgb_array picture shows every hand)")
+                             f"{self.metadata['render_modes']} or None")
+        if render_mode == "rgb_array":
+            picture.require()
         self.render_mode = render_mode
         self.game = envs.game_class(game)(**dict(game_options or {}))
         self.observation_space, self.action_space = seat_spaces(self.game)
@@ -94,12 +96,16 @@ class SingleSeatEnv(gym.Env):
             raise ValueError("action_masks() was called before reset()")
         return self.table.mask().astype(bool)
 
-    def render(self) -> str | None:
-        """The table as the learner's seat sees it (``State.render_text(viewer=seat)``)."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as the learner's seat sees it: ``State.render_text(viewer=seat)``, or its picture
+        ``State.render_rgb(viewer=seat)`` in ``rgb_array`` mode."""
         if self.render_mode is None:
-            raise ValueError("render() needs a render_mode: gymnasium.make(..., render_mode='ansi' or 'human')")
+            raise ValueError("render() needs a render_mode: gymnasium.make(..., render_mode='ansi', 'human' or "
+                             "'rgb_array')")
         if self.table.state is None:
             raise ValueError("render() was called before reset()")
+        if self.render_mode == "rgb_array":
+            return self.table.state.render_rgb(viewer=self.seat)
         text = self.table.state.render_text(viewer=self.seat)
         if self.render_mode == "ansi":
             return text
