@@ -22,6 +22,7 @@ import operator
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -82,11 +83,12 @@ class Game(ABC):
     def __init__(self, **options: Any):
         self.options = resolve(self.title, self.option_schema, options)
         self._setup()
+        self.state_class.encoder.build_layouts(self)
 
     @abstractmethod
     def _setup(self) -> None:
-        """Derive constants and tables from ``self.options``; must set num_players, num_actions,
-        num_chance_outcomes, layout and state_layout."""
+        """Derive constants and tables from ``self.options``; must set num_players, num_actions and
+        num_chance_outcomes. The state's encoder then builds layout, state_layout and the gather indices from them."""
 
     @property
     def observation_size(self) -> int:
@@ -157,7 +159,8 @@ class Fields:
 
 
 class State(ABC):
-    """One position of a game. Subclasses implement the hooks marked abstract and declare ``fields``.
+    """One position of a game. Subclasses implement the hooks marked abstract, declare ``fields`` and name their
+    ``encoder``.
 
     Contract (checked by ``tests/contract.py`` for every game):
 
@@ -174,6 +177,18 @@ class State(ABC):
     game: Game
     rng: np.random.Generator
     current_player: int
+
+    encoder: ClassVar[ModuleType]
+    """The game's ``observation`` module (docs/engine_contract.md, "How observations are kept current"):
+    ``build_layouts(game)``, ``global_state(state)`` and, in a game that marks parts of ``_x`` stale,
+    ``refresh(state)``."""
+    _x: np.ndarray
+    """The one seat-absolute vector that every observation gathers from, kept by the encoder's writers."""
+    _dirty: int = 0
+    """Nonzero while parts of ``_x`` are stale, until ``encoder.refresh`` rewrites them at the next read; 0 for good
+    (this default) in a game whose writers keep ``_x`` current as the position changes."""
+    truncated: bool = False
+    """A field of a game with a turn cap, set once the cap cut the episode (``is_truncated()``)."""
 
     fields: ClassVar[Fields]
     """The position: what ``clone`` copies and ``to_json`` saves (the game and the generator aside)."""
@@ -220,13 +235,13 @@ class State(ABC):
     def phase(self) -> str:
         """Name of the current decision phase (``"terminal"`` once over); used in messages."""
 
-    @abstractmethod
     def is_terminal(self) -> bool:
         """True once nobody acts any more: the game ended by its rules *or* was truncated."""
+        return self.current_player == TERMINAL
 
     def is_truncated(self) -> bool:
         """True if the episode was cut by a turn cap (an engine option, not a game rule)."""
-        return False
+        return self.truncated
 
     @abstractmethod
     def scores(self) -> list[float]:
@@ -236,11 +251,13 @@ class State(ABC):
         """Per seat, a value whose order decides the winner; the scores unless a game breaks ties."""
         return self.scores()
 
-    @abstractmethod
     def observation(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
         """float32 vector of ``game.layout.size`` from ``player``'s point of view (seats rotated); written into
         ``out`` (and returned) when given, as ``numpy.take`` does, so that a batch of games fills its rows in
-        place."""
+        place. One gather from ``_x``, whose index rotates the seat rows and picks ``player``'s private ones."""
+        if self._dirty:
+            self.encoder.refresh(self)
+        return self._x.take(self.game.obs_index[player], out=out)
 
     @abstractmethod
     def action_to_string(self, action: int) -> str:
@@ -275,11 +292,13 @@ class State(ABC):
         game's ``render`` module."""
         return self._render_module().describe_action(self, action, viewer)
 
-    @abstractmethod
     def global_state(self) -> np.ndarray:
         """float32 vector of ``game.state_layout.size``: the whole position, hidden cards included, seats in
         table order (not rotated), with whose decision it is, for centralized critics (PettingZoo's
-        ``state()``). Never part of any seat's observation."""
+        ``state()``). Never part of any seat's observation. ``encoder.global_state`` builds it from ``_x``."""
+        if self._dirty:
+            self.encoder.refresh(self)
+        return self.encoder.global_state(self)
 
     @abstractmethod
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
@@ -331,8 +350,13 @@ class State(ABC):
 
     def outcome_to_string(self, event: str, outcome: int) -> str:
         """A readable name of a chance outcome of ``event``, distinct among the event's outcomes: ``"player k"``
-        for who starts (the event ``"first player"``), the number itself otherwise; a game names its cards here."""
-        return f"player {outcome}" if event == FIRST_PLAYER else str(outcome)
+        for who starts (the event ``"first player"``), the card kind drawn otherwise; a game whose other events
+        draw no cards names their outcomes here."""
+        return f"player {outcome}" if event == FIRST_PLAYER else self.card_to_string(outcome)
+
+    def card_to_string(self, kind: int) -> str:
+        """A readable name of card kind ``kind`` (the number itself unless a game names its cards)."""
+        return str(kind)
 
     def child(self, action: Any, chance: Sequence[int]) -> State:
         """A copy of this state after ``action``, whose random events (draws, the next round's deal) take the

@@ -130,7 +130,6 @@ class Game(BaseGame):
         # a round: a bid or pass per seat, a tear-down, at most 5 takes and 5 placements (F10–F17)
         self.max_game_length = self.max_rounds * (n + 11)
         self.perfect_information = True  # F30: only the draw pile's order is secret
-        obs.build_layouts(self)
 
 
 class State(BaseState):
@@ -141,6 +140,7 @@ class State(BaseState):
     """
 
     game: Game
+    encoder = obs
 
     # ----------------------------------------------------------------- setup (F6, F7)
     def _setup(self) -> None:
@@ -443,9 +443,6 @@ class State(BaseState):
             self._cleanup()
 
     # ----------------------------------------------------------------- outcome (F27–F29)
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
-
     def score(self, p: int) -> int:
         """F27."""
         return tower_score([(len(tw), tw[-1]) for tw in self.towers[p] if tw], len(self.rubble[p]))
@@ -462,12 +459,6 @@ class State(BaseState):
         return {"scores": self.scores(), "ranks": self.ranks(), "rounds": self.round}
 
     # ----------------------------------------------------------------- information (F30, F31)
-    def observation(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
-        return self._x.take(self.game.obs_index[player], out=out)
-
-    def global_state(self) -> np.ndarray:
-        return obs.global_state(self)
-
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
         """F31: only the draw pile's order is secret, so reshuffle it (and reseed the state's generator)."""
         state = self.clone()
@@ -480,9 +471,6 @@ class State(BaseState):
     @staticmethod
     def card_to_string(kind: int) -> str:
         return f"{TYPE_NAMES[kind >> 4]} {kind & 15}"
-
-    def outcome_to_string(self, event: str, outcome: int) -> str:
-        return super().outcome_to_string(event, outcome) if event == FIRST_PLAYER else self.card_to_string(outcome)
 
     def action_to_string(self, action: int) -> str:
         if not 0 <= action < self.game.num_actions:

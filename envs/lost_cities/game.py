@@ -78,13 +78,13 @@ class Game(BaseGame):
         self.max_game_length = None if cap is None else 2 * cap * rounds  # two decisions a turn (L11)
         self.draw_deck_action = 2 * K
         self.num_chance_outcomes = K  # chance outcomes: the kind drawn (deal, draw pile), who starts (0, 1)
-        obs.build_layouts(self)
 
 
 class State(BaseState):
     """A Lost Cities position; see the module docstring for the action layout."""
 
     game: Game
+    encoder = obs
 
     # ----------------------------------------------------------------- setup (L6–L10)
     def _setup(self) -> None:
@@ -281,12 +281,6 @@ class State(BaseState):
         self._round_score[p] += expedition_score(n[c], w[c], total[c]) - before
 
     # ----------------------------------------------------------------- outcome (L23–L29)
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
-
-    def is_truncated(self) -> bool:
-        return self.truncated
-
     def provisional_scores(self) -> list[int]:
         """L23, L24: the current expeditions' round score per player."""
         return list(self._round_score)
@@ -302,14 +296,6 @@ class State(BaseState):
         return info
 
     # ----------------------------------------------------------------- information (L30–L34)
-    def observation(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
-        return obs.vector(self).take(self.game.obs_index[player], out=out)
-
-    def global_state(self) -> np.ndarray:
-        """The whole position in table order (``game.state_layout``): both hands and the draw pile's order
-        too, for centralized critics. Never part of an observation."""
-        return obs.global_state(self)
-
     def _hand_size(self, p: int) -> int:
         """L40: 7 for the player in a draw step, 8 otherwise."""
         return HAND_SIZE - (p == self.current_player and self.step == DRAW_STEP)
@@ -339,9 +325,6 @@ class State(BaseState):
     def card_to_string(self, kind: int) -> str:
         v = kind_value(kind)
         return f"{COLOUR_NAMES[kind // 10]} {'wager' if v == 0 else v}"
-
-    def outcome_to_string(self, event: str, outcome: int) -> str:
-        return super().outcome_to_string(event, outcome) if event == FIRST_PLAYER else self.card_to_string(outcome)
 
     def action_to_string(self, action: int) -> str:
         g = self.game

@@ -143,17 +143,11 @@ def use_vector(state: State, x: np.ndarray, stale: bool) -> None:
     state._dirty = stale
 
 
-def vector(state: State) -> np.ndarray:
-    """The vector, its context rewritten first if stale."""
-    if state._dirty:
-        write_context(state)
-    return state._x
-
-
 def global_state(state: State) -> np.ndarray:
-    """The whole position in table order (``game.state_layout``): both hands and the draw pile's order too."""
+    """The whole position in table order (``game.state_layout``): both hands and the draw pile's order too
+    (``State.global_state`` refreshes ``_x`` first)."""
     g = state.game
-    out = vector(state).take(g.state_index)
+    out = state._x.take(g.state_index)
     card_depths(state.deck, g.first_copy, out[g.draw_order], g.initial_draw_pile)
     return out
 
@@ -164,8 +158,9 @@ def slot_code(kind: int) -> float:
     return max(kind_value(kind), 1) / 10
 
 
-def write_context(state: State) -> None:
-    """The scalars after the count rows and pile slots (``CONTEXT``), seats in table order."""
+def refresh(state: State) -> None:
+    """Rewrite the stale context: the scalars after the count rows and pile slots (``CONTEXT``), seats in table
+    order."""
     g = state.game
     rounds = g.options["rounds"]
     score = state._round_score if state.round_open else (0, 0)

@@ -158,13 +158,13 @@ class Game(BaseGame):
         per_turn = 1 + max(n + 1, 3, 1 + max(3 + TOTAL_CARDS + 1, 2 * TOTAL_CARDS + n, n) + NUM_TILES)
         turns = o["max_turns"]
         self.max_game_length = None if turns is None else turns * per_turn
-        obs.build_layouts(self)
 
 
 class State(BaseState):
     """A Palazzo position; see the module docstring."""
 
     game: Game
+    encoder = obs
 
     # ----------------------------------------------------------------- setup (P6a–P11)
     def _setup(self) -> None:
@@ -290,12 +290,6 @@ class State(BaseState):
     def phase(self) -> str:
         return DECISION_NAMES[self.decision]
 
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
-
-    def is_truncated(self) -> bool:
-        return self.truncated
-
     # ----------------------------------------------------------------- legal actions (P72)
     def _legal_actions(self) -> list[int]:
         d, p, g = self.decision, self.current_player, self.game
@@ -355,7 +349,7 @@ class State(BaseState):
     def outcome_to_string(self, event: str, outcome: int) -> str:
         if event == TILE_DRAWN or event in SPLIT_DEALT:
             return "rider" if outcome == RIDER else f"tile {outcome} {tile_name(outcome)}"  # as in action names
-        return super().outcome_to_string(event, outcome) if event == FIRST_PLAYER else kind_name(outcome)
+        return super().outcome_to_string(event, outcome)  # who starts, or a money card drawn
 
     def current_price(self) -> int:
         """P36 (A2): p = max(min_tile_price, 10 − N)."""
@@ -744,16 +738,10 @@ class State(BaseState):
         obs.write_where(self, t, 1)
 
     # ----------------------------------------------------------------- observations (P68–P70b)
-    def observation(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
-        return self._x.take(self.game.obs_index[player], out=out)
-
     def unseen(self, player: int) -> list[int]:
         """The cards ``player`` cannot locate, per kind: the others' unknown cards, and the deck until it is
         known (the observation's ``unseen_cards``)."""
         return [u - h + k for u, h, k in zip(self.hidden_pool, self.hands[player], self.known[player], strict=True)]
-
-    def global_state(self) -> np.ndarray:
-        return obs.global_state(self)
 
     # ----------------------------------------------------------------- sample_hidden (P69, P70a, I15)
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
@@ -854,6 +842,8 @@ class State(BaseState):
             state.where[t] = REMOVED
 
     # ----------------------------------------------------------------- text
+    card_to_string = staticmethod(kind_name)  # the money cards
+
     def action_to_string(self, action: int) -> str:
         """Readable action names (P73), distinct for all 127 actions."""
         if not 0 <= action < NUM_ACTIONS:

@@ -161,7 +161,6 @@ class Game(BaseGame):
         turns = n * sum(self.rounds)
         self.max_game_length = (len(START_CASTLES) if self.master else 0) + n + 1 + 2 + \
             turns * (1 + 3 + 1 + 3 + (AP_PER_TURN + 2) * 4)
-        obs.build_layouts(self)
 
 
 class State(BaseState):
@@ -175,6 +174,7 @@ class State(BaseState):
     """
 
     game: Game
+    encoder = obs
 
     # ----------------------------------------------------------------- setup (§2, T58–T61)
     def _setup(self) -> None:
@@ -236,9 +236,6 @@ class State(BaseState):
     @property
     def phase(self) -> str:
         return "terminal" if self.current_player == TERMINAL else DECISION_NAMES[self.decision]
-
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
 
     def _legal_actions(self) -> list[int]:
         d, p, b = self.decision, self.current_player, self.board
@@ -377,7 +374,7 @@ class State(BaseState):
 
     def _step(self, a: int) -> None:
         p, d = self.current_player, self.decision
-        self._dirty |= obs.CONTEXT
+        self._dirty |= obs.CONTEXT  # at every decision: then _dirty alone tells whether anything is stale
         if d == ACTION:
             self._act(p, a)
         elif d == MOVE_TO:  # T26: the move is made and paid at SELECT
@@ -708,12 +705,6 @@ class State(BaseState):
         return {"scores": self.scores(), "winners": self.winners(), "scorings": self.score_log}
 
     # ----------------------------------------------------------------- information (T65–T68a)
-    def observation(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
-        return obs.vector(self).take(self.game.obs_index[player], out=out)
-
-    def global_state(self) -> np.ndarray:
-        return obs.global_state(self)
-
     def sample_hidden(self, player: int, rng: np.random.Generator) -> State:
         """T68a: redraw what ``player`` cannot see, from a canonical (sorted) pool, keeping every public fact
         and the player's own cards."""

@@ -169,7 +169,9 @@ def build_layouts(game: Game) -> None:
 
 
 # ===================================================================== reads
-BOARD, KING, CONTEXT = 1, 2, 4  # state._dirty bits: the whole board, the king, the context
+# state._dirty bits: the whole board, the king, the context. Every decision sets CONTEXT (State._step), so _dirty is
+# nonzero whenever a finer mark (squares, castles, seats) is pending too: State.observation tests _dirty alone.
+BOARD, KING, CONTEXT = 1, 2, 4
 
 
 def reset(state: State) -> None:
@@ -182,19 +184,13 @@ def reset(state: State) -> None:
     state._stale_rows = state._stale_seats = state._stale_cards = everyone
 
 
-def vector(state: State) -> np.ndarray:
-    """The internal vector, its stale parts rewritten first."""
-    if state._dirty or state._stale_seats or state._stale_rows or state._stale_squares or state._stale_cards:
-        refresh(state)
-    return state._x
-
-
 def global_state(state: State) -> np.ndarray:
-    """Every seat's rows in table order, every hand, then the decks' order (hidden information, T67)."""
+    """Every seat's rows in table order, every hand, then the decks' order (hidden information, T67);
+    ``State.global_state`` refreshes ``_x`` first."""
     g = state.game
     out = np.zeros(g.state_layout.size, np.float32)
     k = len(g.state_index)
-    out[:k] = vector(state).take(g.state_index)
+    out[:k] = state._x.take(g.state_index)
     positions = 4 * g.card_types if g.common else g.card_types  # per deck (T8)
     for i, deck in enumerate(state.decks):  # deck_order: each deck from the top (its last element)
         base = k + i * positions * NUM_CARD_TYPES
