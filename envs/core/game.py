@@ -83,12 +83,11 @@ class Game(ABC):
     def __init__(self, **options: Any):
         self.options = resolve(self.title, self.option_schema, options)
         self._setup()
-        self.state_class.encoder.build_layouts(self)
 
     @abstractmethod
     def _setup(self) -> None:
-        """Derive constants and tables from ``self.options``; must set num_players, num_actions and
-        num_chance_outcomes. The state's encoder then builds layout, state_layout and the gather indices from them."""
+        """Derive constants and tables from ``self.options``; must set num_players, num_actions,
+        num_chance_outcomes, layout and state_layout."""
 
     @property
     def observation_size(self) -> int:
@@ -179,9 +178,9 @@ class State(ABC):
     current_player: int
 
     encoder: ClassVar[ModuleType]
-    """The game's ``observation`` module (docs/engine_contract.md, "How observations are kept current"):
-    ``build_layouts(game)``, ``global_state(state)`` and, in a game that marks parts of ``_x`` stale,
-    ``refresh(state)``."""
+    """The game's ``observation`` module (docs/engine_contract.md, "How observations are kept current"), which
+    ``observation`` and ``global_state`` call: its ``global_state(state)`` and, in a game that marks parts of ``_x``
+    stale, ``refresh(state)``."""
     _x: np.ndarray
     """The one seat-absolute vector that every observation gathers from, kept by the encoder's writers."""
     _dirty: int = 0

@@ -130,6 +130,7 @@ class Game(BaseGame):
         # a round: a bid or pass per seat, a tear-down, at most 5 takes and 5 placements (F10–F17)
         self.max_game_length = self.max_rounds * (n + 11)
         self.perfect_information = True  # F30: only the draw pile's order is secret
+        obs.build_layouts(self)
 
 
 class State(BaseState):

@@ -78,6 +78,7 @@ class Game(BaseGame):
         self.max_game_length = None if cap is None else 2 * cap * rounds  # two decisions a turn (L11)
         self.draw_deck_action = 2 * K
         self.num_chance_outcomes = K  # chance outcomes: the kind drawn (deal, draw pile), who starts (0, 1)
+        obs.build_layouts(self)
 
 
 class State(BaseState):

@@ -158,6 +158,7 @@ class Game(BaseGame):
         per_turn = 1 + max(n + 1, 3, 1 + max(3 + TOTAL_CARDS + 1, 2 * TOTAL_CARDS + n, n) + NUM_TILES)
         turns = o["max_turns"]
         self.max_game_length = None if turns is None else turns * per_turn
+        obs.build_layouts(self)
 
 
 class State(BaseState):

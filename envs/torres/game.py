@@ -161,6 +161,7 @@ class Game(BaseGame):
         turns = n * sum(self.rounds)
         self.max_game_length = (len(START_CASTLES) if self.master else 0) + n + 1 + 2 + \
             turns * (1 + 3 + 1 + 3 + (AP_PER_TURN + 2) * 4)
+        obs.build_layouts(self)
 
 
 class State(BaseState):
