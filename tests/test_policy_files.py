@@ -195,6 +195,15 @@ def test_a_checkpoint_keeps_its_weights_in_float32(tmp_path):
     assert _safetensors_header(tmp_path / "policy.safetensors")[0]["format"] == "tabletop-rl-policy"
 
 
+def test_the_shipped_policies_are_float16():
+    """Half the size of float32 (issue 35); a newly trained policy is float16 as written, an older file is converted
+    with convert_policy (docs/training.md, "Policy files")."""
+    paths = sorted(PRETRAINED_DIR.glob("*.safetensors"))
+    assert len(paths) >= 11
+    for path in paths:
+        assert dtypes(path) == {"F16"}, path.name
+
+
 def test_a_weight_beyond_float16_is_refused_by_the_writer_in_one_line():
     info = PolicyInfo.for_game(LOST_CITIES, network())
     weights = random_weights(info)
