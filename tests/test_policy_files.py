@@ -7,6 +7,7 @@ evaluation CLI and the play CLI must refuse each one with one clear line and lea
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import json
 import math
@@ -36,6 +37,7 @@ from tabletop_rl.training.ppo.config import load_config
 from tabletop_rl.training.ppo.network import load_weights, weights_of
 from tabletop_rl.training.runtime.agents import load_agent
 from tabletop_rl.training.runtime.policy import (
+    FORMAT_VERSION,
     MAX_HEADER_BYTES,
     MAX_PARAMETERS,
     MAX_POOL,
@@ -43,6 +45,8 @@ from tabletop_rl.training.runtime.policy import (
     PolicyAgent,
     PolicyFileError,
     PolicyInfo,
+    _safetensors_header,
+    convert_policy,
     load_policy,
     policy_file_bytes,
     read_policy_info,
@@ -128,16 +132,90 @@ def test_policy_agent_is_seeded_and_plays_legal_actions(tmp_path):
 
 
 # ----------------------------------------------------------------------------- what a file must be
-def test_save_and_load_keep_weights_and_metadata(tmp_path):
-    info = PolicyInfo.for_game(LOST_CITIES, network(pi=[8, 4]), num_timesteps=99, run="r1")
+def dtypes(path: Path) -> set[str]:
+    """The safetensors dtypes of a file's network tensors, as its header states them."""
+    found = _safetensors_header(path)[1]
+    return {found[name][1] for name in read_policy_info(path).tensor_shapes()}
+
+
+def test_save_and_load_keep_metadata_and_the_weights_rounded_to_float16(tmp_path):
+    info = PolicyInfo.for_game(LOST_CITIES, network(pi=[64, 32], vf=[48]), num_timesteps=99, run="r1")
     weights = random_weights(info)
     with pytest.raises(ValueError, match="missing"):
         policy_file_bytes({k: v for k, v in weights.items() if k != "action_net.bias"}, info)
     path = tmp_path / "p.safetensors"
     path.write_bytes(policy_file_bytes(weights, info))
+    assert dtypes(path) == {"F16"} and _safetensors_header(path)[0]["format_version"] == FORMAT_VERSION == "2"
     policy = load_policy(path, LOST_CITIES)
     assert policy.info == info and policy.info.provenance == {"run": "r1"}
+    assert all(policy.weights[k].dtype == np.float32 for k in weights)  # inference runs in float32
+    assert all(np.array_equal(policy.weights[k], w.astype(np.float16).astype(np.float32)) for k, w in weights.items())
+    (tmp_path / "again.safetensors").write_bytes(policy_file_bytes(policy.weights, info))  # rounded once only
+    again = load_policy(tmp_path / "again.safetensors")
+    assert all(np.array_equal(again.weights[k], w) for k, w in policy.weights.items())
+    # within the tolerance the shipped policies were held to (docs/training.md, "Policy files")
+    x, exact = observations("lost_cities"), MLPPolicy(weights, info)
+    assert np.abs(softmax(policy.logits(x)) - softmax(exact.logits(x))).max() < 5e-3
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_float32_files_of_version_1_still_load_and_play_as_before(tmp_path):
+    """What this module wrote before float16 (and what users may have): read as it was, bit for bit."""
+    info = PolicyInfo.for_game(LOST_CITIES, network())
+    weights = random_weights(info)
+    path = tmp_path / "old.safetensors"
+    path.write_bytes(valid_bytes(**weights))
+    assert dtypes(path) == {"F32"} and _safetensors_header(path)[0]["format_version"] == "1"
+    policy, exact = load_policy(path, LOST_CITIES), MLPPolicy(weights, info)
     assert all(np.array_equal(policy.weights[k], w) for k, w in weights.items())
+    x = observations("lost_cities", games=2)
+    assert np.array_equal(policy.logits(x), exact.logits(x)) and np.array_equal(policy.value(x), exact.value(x))
+    env = envs.make("lost_cities", wrapped=False)
+    played = [[], []]  # every decision, with the policy's noted probabilities and value
+    for agent, decisions in zip((load_agent(str(path), env.game), PolicyAgent(exact)), played, strict=True):
+        play_game(env, [agent, load_agent("random", env.game, seed=2)], 4, decisions)
+    assert played[0] == played[1] and sum(d.notes is not None for d in played[0]) > 20
+
+    convert_policy(path, tmp_path / "new.safetensors")  # what was done to the shipped policies
+    new = read_policy_info(tmp_path / "new.safetensors")
+    assert dtypes(tmp_path / "new.safetensors") == {"F16"}
+    assert new.provenance == {"converted": "F32 weights rounded to F16 (convert_policy)"}
+    assert dataclasses.replace(new, provenance={}) == info
+
+
+def test_a_checkpoint_keeps_its_weights_in_float32(tmp_path):
+    """Resuming continues the network it stopped with, not a rounded one; its policy is converted on request."""
+    info = PolicyInfo.for_game(LOST_CITIES, network(), run="r")
+    weights = random_weights(info)
+    path = tmp_path / "checkpoint.safetensors"
+    path.write_bytes(policy_file_bytes(weights, info, {"rng/torch": np.zeros(8, np.uint8)}))
+    assert dtypes(path) == {"F32"}
+    assert all(np.array_equal(load_policy(path).weights[k], w) for k, w in weights.items())
+    convert_policy(path, tmp_path / "policy.safetensors")
+    assert dtypes(tmp_path / "policy.safetensors") == {"F16"}
+    assert _safetensors_header(tmp_path / "policy.safetensors")[0]["format"] == "tabletop-rl-policy"
+
+
+def test_the_shipped_policies_are_float16():
+    """Half the size of float32 (issue 35); a newly trained policy is float16 as written, an older file is converted
+    with convert_policy (docs/training.md, "Policy files")."""
+    paths = sorted(PRETRAINED_DIR.glob("*.safetensors"))
+    assert len(paths) >= 11
+    for path in paths:
+        assert dtypes(path) == {"F16"}, path.name
+
+
+def test_a_weight_beyond_float16_is_refused_by_the_writer_in_one_line():
+    info = PolicyInfo.for_game(LOST_CITIES, network())
+    weights = random_weights(info)
+    weights["action_net.bias"][3] = 7e4
+    with pytest.raises(ValueError, match=r"^cannot write a policy: tensor action_net.bias holds values beyond F16's "
+                                         r"±65,504$"):
+        policy_file_bytes(weights, info)
 
 
 def test_a_policy_file_names_the_versions_it_was_trained_at(tmp_path):
@@ -207,6 +285,7 @@ def raw_header(text: bytes) -> bytes:
 
 
 def valid_bytes(**changes) -> bytes:
+    """A policy file of network() as the version 1 writer made it (float32), with ``changes`` to its tensors."""
     info = PolicyInfo.for_game(LOST_CITIES, network())
     weights = random_weights(info)
     weights.update(changes)
@@ -229,8 +308,8 @@ BAD_FILES = {
     "huge header length": (lambda m: struct.pack("<Q", 2**40) + b"{}", "not a tabletop-rl policy"),
     "no metadata": (lambda m: header_file(None), "no 'format'"),
     "other format": (lambda m: header_file({"format": "something-else"}), "no 'format'"),
-    "newer version": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "2"}),
-                      "format_version '2'"),
+    "newer version": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "3"}),
+                      "format_version '3'; this tabletop-rl reads versions 1 and 2"),
     "policy not JSON": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
                                               "policy": "{not json"}), "not valid JSON"),
     "missing key": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
@@ -245,9 +324,14 @@ BAD_FILES = {
     "tensors of another network": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
                                                           "policy": good_doc()}), "is missing"),
     "wrong shape": (lambda m: valid_bytes(**{"action_net.bias": np.zeros(5, np.float32)}), r"shape \(5,\)"),
-    "wrong dtype": (lambda m: valid_bytes(**{"action_net.bias": np.zeros(106, np.float64)}), "F64"),
+    "float64 weights": (lambda m: valid_bytes(**{"action_net.bias": np.zeros(106, np.float64)}),
+                        r"tensor action_net.bias is 'F64', expected F16 \(float16\) or F32 \(float32\) \(network"),
+    "int32 weights": (lambda m: valid_bytes(**{"action_net.weight": np.zeros((106, 8), np.int32)}),
+                      r"tensor action_net.weight is 'I32', expected F16 \(float16\) or F32"),
     "extra tensor": (lambda m: valid_bytes(**{"pool/0/x": np.zeros(1, np.float32)}), "unexpected tensor"),
     "NaN weights": (lambda m: valid_bytes(**{"action_net.bias": np.full(106, np.nan, np.float32)}), "NaN"),
+    "infinite float16 weights": (lambda m: valid_bytes(**{"action_net.bias": np.full(106, np.inf, np.float16)}),
+                                 "infinite"),
     "policy nested too deeply": (lambda m: header_file({"format": "tabletop-rl-policy", "format_version": "1",
                                                        "policy": "[" * 100_000 + "]" * 100_000}),
                                  r"'policy' metadata is not valid JSON \(nested too deeply\)"),

@@ -32,7 +32,7 @@ from tabletop_rl.training.rllib_ppo.config import RllibConfig, read_config  # no
 from tabletop_rl.training.rllib_ppo.modules import AgentModule, MaskedActorCritic  # noqa: E402
 from tabletop_rl.training.rllib_ppo.trainer import export_learner  # noqa: E402
 from tabletop_rl.training.runtime.agents import load_agent  # noqa: E402
-from tabletop_rl.training.runtime.policy import load_policy, read_policy_info  # noqa: E402
+from tabletop_rl.training.runtime.policy import MLPPolicy, load_policy, read_policy_info  # noqa: E402
 
 limit_threads()
 CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("rllib_*.yaml"))
@@ -163,9 +163,13 @@ def test_masked_actor_critic_is_the_policy_files_network_and_masks_illegal_actio
     assert policy.info.network == network
     # the module's parameters are the file's tensors, name for name (SB3's names) and shape for shape
     assert {k: tuple(v.shape) for k, v in module.state_dict().items()} == policy.info.tensor_shapes()
-    masked = np.where(obs["action_mask"].numpy()[:-1] == 1, policy.logits(obs["observation"].numpy()[:-1]), -3.4e38)
+    weights = {k: v.numpy() for k, v in module.state_dict().items()}
+    for name, value in weights.items():  # rounded to float16 in the file
+        np.testing.assert_array_equal(policy.weights[name], value.astype(np.float16).astype(np.float32))
+    exact = MLPPolicy(weights, policy.info)
+    masked = np.where(obs["action_mask"].numpy()[:-1] == 1, exact.logits(obs["observation"].numpy()[:-1]), -3.4e38)
     np.testing.assert_allclose(masked, logits[:-1].numpy(), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(policy.value(obs["observation"].numpy()), values.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(exact.value(obs["observation"].numpy()), values.numpy(), rtol=1e-5, atol=1e-5)
 
 
 def test_agent_module_plays_the_bot_on_each_seats_observation():
