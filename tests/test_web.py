@@ -148,8 +148,6 @@ def test_asking_an_agent_uses_the_seat_view_and_changes_nothing(client):
     assert client.post(f"/api/games/{other['id']}/ask", json={"agent": "heuristic"}).status_code == 409
 
 
-@pytest.mark.xfail(strict=True, reason="each game's svg.py labels the viewer's seat 'you' in every picture, a replay's "
-                                        "too: for the SVG drawing to fix (issue 35, item 5)")
 def test_a_replay_seen_as_a_seat_calls_nobody_you(client):
     you = re.compile(r"\(you\)|· you\b")  # the labels of the person's seat in play
     for game in sorted(SMALL):

@@ -273,11 +273,12 @@ class State(ABC):
         ``render`` extra)."""
         return picture.draw(self, viewer)
 
-    def render_svg(self, viewer: int | None = None, legal: Iterable[int] | None = None) -> str:
+    def render_svg(self, viewer: int | None = None, legal: Iterable[int] | None = None, you: bool = True) -> str:
         """The table as an SVG document, as ``viewer`` may see it (``None``: everything), with ``legal`` actions
         clickable where they are on the table (by default every legal action, when ``viewer`` is the seat to act
-        or None; ``()`` for none): ``svg(state, viewer, legal)`` of the game's ``svg`` module."""
-        return self._render_module("svg").svg(self, viewer, legal)
+        or None; ``()`` for none), the viewer's seat labelled "you" unless ``you`` is False (a replay: nobody
+        plays it): ``svg(state, viewer, legal, you)`` of the game's ``svg`` module."""
+        return self._render_module("svg").svg(self, viewer, legal, you)
 
     def text_legend(self) -> str:
         """What the symbols, abbreviations and numbers of ``render_text`` mean, one line each (the text's

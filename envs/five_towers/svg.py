@@ -40,7 +40,7 @@ TOWER_H = TH + (SHOWN - 1) * STRIP
 PANEL_H = 2 * LINE + 14 + TOWER_H + 22 + RH + 18
 
 
-def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = None) -> str:
+def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = None, you: bool = True) -> str:
     """The table as ``viewer`` may see it (None: everything), ``legal`` actions clickable (see the module doc)."""
     actions = s.clickable(state, viewer, legal)
     n = state.game.num_players
@@ -88,20 +88,20 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
                      f"draw pile, card {i + 1} from the top: {state.card_to_string(kind)}", size=13)
 
     for i, p in enumerate(s.seat_order(viewer, n)):
-        _panel(out, state, p, viewer, actions, MARGIN + (i % per_row) * (PANEL_W + GAP),
+        _panel(out, state, p, viewer, you, actions, MARGIN + (i % per_row) * (PANEL_W + GAP),
                y_panels + (i // per_row) * (PANEL_H + GAP))
     out.line(0, y_legend - 8, width, y_legend - 8, s.MUTED)
     out.legend(MARGIN, y_legend, width - 2 * MARGIN, key)
     return str(out)
 
 
-def _panel(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozenset[int], x0: float,
+def _panel(out: s.Svg, state: State, p: int, viewer: int | None, you: bool, actions: frozenset[int], x0: float,
            y0: float) -> None:
     """Seat p: score and bid, the five towers (bottom card first), the rubble."""
     acting = p == state.current_player
     out.rect(x0, y0, PANEL_W, PANEL_H, s.PANEL, s.HIGHLIGHT if acting else s.PANEL, rx=6,
              stroke_width=2.5 if acting else 1)
-    who = f"{'▶ ' if acting else ''}Player {p}" + (" (you)" if p == viewer else "")
+    who = f"{'▶ ' if acting else ''}Player {p}" + (" (you)" if you and p == viewer else "")
     out.text(x0 + GAP, y0 + LINE, who, 14, s.YELLOW if acting else s.INK, bold=True)
     out.text(x0 + PANEL_W - GAP, y0 + LINE, f"{state.score(p)} points", 14, s.INK, "end", True)
     out.text(x0 + GAP, y0 + 2 * LINE, bid_text(state, p), 12, s.MUTED)

@@ -37,7 +37,7 @@ COLUMN_H = CH + 11 * STRIP  # 12 cards at most (L3)
 HAND_W = HAND_SIZE * (CW + GAP)
 
 
-def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = None) -> str:
+def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = None, you: bool = True) -> str:
     """The table as ``viewer`` may see it (None: everything), ``legal`` actions clickable (see the module doc)."""
     actions = s.clickable(state, viewer, legal)
     g = state.game
@@ -62,7 +62,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
 
     def seat_label(p: int, y: float) -> None:
         mark = "▶ " if p == acting else ""
-        who = f"Player {p}" + (" (you)" if p == viewer else "")
+        who = f"Player {p}" + (" (you)" if you and p == viewer else "")
         out.text(MARGIN, y, f"{mark}{who} · this round {scores[p]} · total {state.cumulative[p]}", 14,
                  s.YELLOW if p == acting else s.INK, bold=p == acting)
 

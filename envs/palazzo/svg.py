@@ -64,7 +64,7 @@ PALACES_W = 640  # the palace area of a seat's panel; its hand and bid go to the
 PANEL_H = 36 + 5 * TH + 26
 
 
-def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = None) -> str:
+def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = None, you: bool = True) -> str:
     """The table as ``viewer`` may see it (None: everything), ``legal`` actions clickable (see the module doc)."""
     actions = s.clickable(state, viewer, legal)
     n = state.game.num_players
@@ -152,7 +152,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     _removed(out, state, viewer, WIDTH - MARGIN - 260, y - 4, s.among(actions, DEST_DISCARD))
 
     for i, p in enumerate(s.seat_order(viewer, n)):
-        _panel(out, state, p, viewer, actions if p == acting else frozenset(), y_panels + i * (PANEL_H + GAP))
+        _panel(out, state, p, viewer, you, actions if p == acting else frozenset(), y_panels + i * (PANEL_H + GAP))
     out.line(0, y_legend - 8, WIDTH, y_legend - 8, s.MUTED)
     out.legend(MARGIN, y_legend, WIDTH - 2 * MARGIN, key)
     return str(out)
@@ -219,14 +219,15 @@ def _removed(out: s.Svg, state: State, viewer: int | None, x: float, y: float, i
                 out.text(x + GAP, y + 50, " ".join(tile_name(t) for t in shown[12:24]), 11, s.MUTED)
 
 
-def _panel(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozenset[int], y0: float) -> None:
+def _panel(out: s.Svg, state: State, p: int, viewer: int | None, you: bool, actions: frozenset[int],
+           y0: float) -> None:
     """Seat p: score, hand, bid and palaces."""
     acting = p == state.current_player
     d = state.decision
     out.rect(MARGIN, y0, WIDTH - 2 * MARGIN, PANEL_H, s.PANEL, s.HIGHLIGHT if acting else s.PANEL, rx=6,
              stroke_width=2.5 if acting else 1)
     palaces = state.palaces[p]
-    who = f"{'▶ ' if acting else ''}Player {p}" + (" (you)" if p == viewer else "")
+    who = f"{'▶ ' if acting else ''}Player {p}" + (" (you)" if you and p == viewer else "")
     out.text(MARGIN + GAP, y0 + 20, who, 14, s.YELLOW if acting else s.INK, bold=True)
     out.text(MARGIN + 140, y0 + 20, f"{s.count(state.score(p), 'point')} · {s.count(len(palaces), 'palace')}",
              13, s.INK)

@@ -59,13 +59,13 @@ SHORT_NAMES = ("jump up two", "block under knight", "extra block", "door climb",
                "move block", "relocate", "jump over")  # CARD_NAMES, shorter where long
 
 
-def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = None) -> str:
+def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = None, you: bool = True) -> str:
     """The table as ``viewer`` may see it (None: everything), ``legal`` actions clickable (see the module doc)."""
     actions = s.clickable(state, viewer, legal)
     key = legend(state.game.num_players)
     out = s.Svg(WIDTH, 0, f"Torres: {status(state)}")
     _board(out, state, actions)
-    y_legend = max(MARGIN + 20 + BOARD + 16, _side(out, state, viewer, actions)) + 8
+    y_legend = max(MARGIN + 20 + BOARD + 16, _side(out, state, viewer, you, actions)) + 8
     out.height = y_legend + s.legend_height(key, WIDTH - 2 * MARGIN)
     out.line(0, y_legend - 8, WIDTH, y_legend - 8, s.MUTED)
     out.legend(MARGIN, y_legend, WIDTH - 2 * MARGIN, key)
@@ -129,7 +129,7 @@ def _board(out: s.Svg, state: State, actions: frozenset[int]) -> None:
                  stroke_dasharray="6 4")
 
 
-def _side(out: s.Svg, state: State, viewer: int | None, actions: frozenset[int]) -> float:
+def _side(out: s.Svg, state: State, viewer: int | None, you: bool, actions: frozenset[int]) -> float:
     """The status, a box per seat, the supply, the common deck and the master card; returns the bottom."""
     g = state.game
     n = g.num_players
@@ -139,7 +139,7 @@ def _side(out: s.Svg, state: State, viewer: int | None, actions: frozenset[int])
     out.text(x, y + 2 * LINE + 4, " · ".join(details(state)), 12, s.MUTED)
     y += 2 * LINE + 20
     for p in s.seat_order(viewer, n):
-        y += _seat(out, state, p, viewer, actions if p == state.current_player else frozenset(), y) + GAP
+        y += _seat(out, state, p, viewer, you, actions if p == state.current_player else frozenset(), y) + GAP
     y += 6
     out.text(x, y + 12, f"block supply: {state.supply}", 13, s.INK)
     if g.common:
@@ -156,7 +156,8 @@ Item = tuple[bool, str, str, list[int]]
 """A thing in a seat's rows of cards: face up (a card) or not (a back), its label, its name, its actions."""
 
 
-def _seat(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozenset[int], y: float) -> float:
+def _seat(out: s.Svg, state: State, p: int, viewer: int | None, you: bool, actions: frozenset[int],
+          y: float) -> float:
     """Seat p's box: score, knights, stacks, cards, the cards it looks at; returns the box's height."""
     g = state.game
     x = X_PANEL
@@ -194,7 +195,8 @@ def _seat(out: s.Svg, state: State, p: int, viewer: int | None, actions: frozens
     colour = SEAT_COLOURS[p]
     out.tag("circle", cx=x + 10, cy=y + 17, r=10, fill=colour, stroke=s.INK)
     out.text(x + 10, y + 22, SEAT_LETTERS[p], 12, s.ink(colour), "middle", True)
-    who = f"{'▶ ' if acting else ''}{SEAT_NAMES[p].capitalize()} (player {p})" + (" · you" if p == viewer else "")
+    who = f"{'▶ ' if acting else ''}{SEAT_NAMES[p].capitalize()} (player {p})"
+    who += " · you" if you and p == viewer else ""
     out.text(x + 28, y + 22, who, 14, s.YELLOW if acting else s.INK, bold=True)
     out.text(x + PANEL_W - 16, y + 22, s.count(state.score[p], "point"), 14, s.INK, "end",
              True)

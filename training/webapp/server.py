@@ -359,7 +359,7 @@ class App:
                 "title": state.game.title, "options": record.options, "agents": list(record.agents),
                 "viewer": viewer, "step": step, "steps": len(record.decisions), "phase": state.phase,
                 "to_move": None if state.is_terminal() else state.current_player,
-                "svg": state.render_svg(viewer, ()), "scores": [_number(x) for x in state.scores()],
+                "svg": state.render_svg(viewer, (), you=False), "scores": [_number(x) for x in state.scores()],
                 "decision": None, "result": None}
         if decision is not None:
             notes = decision.notes if decision.notes and viewer in (None, decision.seat) else None
