@@ -7,6 +7,7 @@ text escaped."""
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -14,8 +15,10 @@ import pytest
 
 from tabletop_rl import envs
 from tabletop_rl.envs.core import svg as s
+from tabletop_rl.envs.five_towers import svg as five_towers_svg
 from tabletop_rl.envs.five_towers.cards import TYPE_NAMES as FT_TYPES
 from tabletop_rl.envs.lost_cities.cards import COLOUR_NAMES as LC_COLOURS
+from tabletop_rl.envs.palazzo import svg as palazzo_svg
 from tabletop_rl.envs.palazzo.game import (
     AUCTION,
     DEST,
@@ -193,3 +196,25 @@ def test_ink_reads_on_its_fill_counts_agree_and_the_legend_reserves_its_height()
     items = [(s.BLUE, "a fairly long legend entry")] * 12
     out = s.Svg(400, 400, "legend")
     assert out.legend(0, 0, 400, items) == s.legend_height(items, 400) > 5 * 20  # it wraps to several rows
+
+
+def test_long_rows_stay_inside_their_boxes():
+    """A long rubble row overlaps its cards inside the Five Towers seat panel; Palazzo's tiles out of the game
+    take two lines of at most seven names, then "…" (both ran out of their boxes before)."""
+    env = envs.make("five_towers", wrapped=False)
+    env.reset(seed=0)
+    state = env.game_state
+    state.rubble[0].extend(range(20))  # more cards than fit side by side
+    picture = state.render_svg(None)
+    xs = [float(x) for x in re.findall(r'<title>rubble: [^<]*</title><rect x="([\d.]+)"', picture)]
+    assert len(xs) == 20 and len(set(xs)) == 20
+    right = five_towers_svg.MARGIN + five_towers_svg.PANEL_W  # seat 0's panel is the first
+    assert max(xs) + five_towers_svg.RW <= right - five_towers_svg.GAP
+    env = envs.make("palazzo", wrapped=False)
+    env.reset(seed=0)
+    state = env.game_state
+    state.removed.extend(t for t in range(30) if t not in state.removed)
+    lines = [line for line in re.findall(r'<text [^>]*font-size="11"[^>]*>([^<]*)</text>', state.render_svg(None))
+             if re.fullmatch(r"([bsm]\d\.\d ?)+( …)?", line)]
+    assert len(lines) == 2 and all(len(line.split()) <= palazzo_svg.REMOVED_PER_LINE + 1 for line in lines)
+    assert lines[1].endswith(" …")

@@ -132,8 +132,10 @@ def _panel(out: s.Svg, state: State, p: int, viewer: int | None, you: bool, acti
     rubble = state.rubble[p]
     cost = len(rubble) * (len(rubble) + 1) // 2
     out.text(x0 + GAP, y + RH / 2 + 5, f"rubble −{cost}" if rubble else "rubble: none", 12, s.MUTED)
+    room = PANEL_W - 2 * GAP - 78 - RW  # a long row overlaps its cards, like a fanned hand, inside the panel
+    step = min(RW + 4, room / max(1, len(rubble) - 1))
     for i, kind in enumerate(rubble):
-        out.card(x0 + GAP + 78 + i * (RW + 4), y, RW, RH, COLOURS[kind >> 4], str(kind & 15),
+        out.card(x0 + GAP + 78 + i * step, y, RW, RH, COLOURS[kind >> 4], str(kind & 15),
                  f"rubble: {state.card_to_string(kind)}", size=13)
 
 

@@ -62,6 +62,7 @@ WIDTH = 1180
 SUPPLY_W, QUARRY_W = 240, 176
 PALACES_W = 640  # the palace area of a seat's panel; its hand and bid go to the right
 PANEL_H = 36 + 5 * TH + 26
+REMOVED_PER_LINE = 7  # tile names ("b3.1") on one line of the 260-wide box at 11 px
 
 
 def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = None, you: bool = True) -> str:
@@ -212,11 +213,12 @@ def _removed(out: s.Svg, state: State, viewer: int | None, x: float, y: float, i
         out.rect(x, y, w, h, s.PANEL, s.MUTED, rx=6, stroke_dasharray="4 3")
         out.text(x + GAP, y + 16, f"out of the game: {s.count(len(removed), 'tile')}", 12, s.INK, bold=True)
         if removed_shown(state, viewer):
-            shown = sorted(removed)
-            out.text(x + GAP, y + 34, " ".join(tile_name(t) for t in shown[:12]) + (" …" if len(shown) > 12
-                                                                                     else ""), 11, s.MUTED)
-            if len(shown) > 12:
-                out.text(x + GAP, y + 50, " ".join(tile_name(t) for t in shown[12:24]), 11, s.MUTED)
+            names = [tile_name(t) for t in sorted(removed)]
+            for row in range(2):  # what two lines of the box hold; the rest is "…"
+                line = names[row * REMOVED_PER_LINE:(row + 1) * REMOVED_PER_LINE]
+                more = row == 1 and len(names) > 2 * REMOVED_PER_LINE
+                if line:
+                    out.text(x + GAP, y + 34 + 16 * row, " ".join(line) + (" …" if more else ""), 11, s.MUTED)
 
 
 def _panel(out: s.Svg, state: State, p: int, viewer: int | None, you: bool, actions: frozenset[int],
