@@ -55,7 +55,7 @@ $(STAMP_RLLIB): pyproject.toml
 	$(PYTHON) -m venv $(VENV_RLLIB)
 	$(PY_RLLIB) -m pip install --quiet --upgrade pip
 	$(PY_RLLIB) -m pip install --quiet torch==2.13.0
-	$(PY_RLLIB) -m pip install --quiet -e ".[dev,rllib]"
+	$(PY_RLLIB) -m pip install --quiet -e ".[dev,rllib,render]"
 	rm -f $(VENV_RLLIB)/.installed-*
 	touch $@
 
