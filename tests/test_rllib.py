@@ -218,7 +218,7 @@ def test_make_test_runs_these_tests_in_the_rllib_venv():
     makefile = (root / "Makefile").read_text()
     recipe = makefile.split("\ntest: ", 1)[1].split("\n\n", 1)[0]
     assert "$(MAKE) --no-print-directory test-rllib" in recipe
-    assert "tests/test_rllib.py" in makefile.split("\ntest-rllib: ", 1)[1] and '".[dev,rllib]"' in makefile
+    assert "tests/test_rllib.py" in makefile.split("\ntest-rllib: ", 1)[1] and '".[dev,rllib,render]"' in makefile
     assert "make test" in (root / ".ci" / "run").read_text()
 
 
