@@ -38,6 +38,8 @@ limit_threads()  # what training does too: more threads thrash on a busy CPU
 
 GAMES = [("lost_cities", {}), ("five_towers", {"num_players": 3})]
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def test_limit_threads_limits_numpys_blas_too():
     """The opponents' numpy policies thrash on a busy CPU otherwise (16 ms instead of 0.3 per decision)."""
@@ -312,10 +314,21 @@ def test_next_commands_run_as_printed(tmp_path):
     """The printed 'play against it' command, split as a shell would and run with no python on the PATH."""
     line = next_steps(envs.make("lost_cities", wrapped=False).game, tmp_path,
                       policy_paths.PRETRAINED_DIR / "lost_cities_2p.safetensors", 8, True)[0][1]
-    done = subprocess.run(shlex.split(line), input="q\n", capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PATH": str(tmp_path)})
+    records = ROOT / "runs" / "games"  # the command runs where it was printed for, the checkout: it records there
+    kept = set(records.iterdir()) if records.is_dir() else None
+    try:
+        done = subprocess.run(shlex.split(line), input="q\n", capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "PATH": str(tmp_path)}, cwd=ROOT)
+    finally:  # the user's own records stay; this game's goes
+        for path in set(records.iterdir()) - (kept or set()) if records.is_dir() else ():
+            path.unlink()
+        if kept is None and records.is_dir():
+            records.rmdir()
+            if not any(records.parent.iterdir()):
+                records.parent.rmdir()
     assert done.returncode == 0, done.stderr
     assert "Lost Cities, 2 players." in done.stdout and "Game abandoned." in done.stdout
+    assert "The record of this game (unfinished): runs/games/" in done.stdout
 
 
 def test_config_overrides_and_errors(tmp_path):
