@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from .extras import install_hint
 from .svg import FONT, TABLE
 
-INSTALL = "pip install 'tabletop-rl[render]'"
 BACKGROUND = tuple(int(TABLE[i:i + 2], 16) for i in (1, 3, 5))
 _SIZES: dict[tuple[type, str], tuple[int, int]] = {}
 LETTER = (f'<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" font-family="{FONT}">'
@@ -36,7 +36,7 @@ def require() -> None:
         import resvg_py  # noqa: F401
     except ImportError as error:
         raise ImportError(f"render_mode='rgb_array' needs the SVG rasteriser (resvg-py and Pillow), which is not "
-                          f"installed ({error.name} is missing): {INSTALL}") from None
+                          f"installed ({error.name} is missing): {install_hint('render')}") from None
 
 
 def draw(state: Any, viewer: int | None) -> np.ndarray:
