@@ -9,10 +9,15 @@ from pathlib import Path
 CHECKOUT = Path(__file__).resolve().parents[2]  # envs/core/extras.py → the repository, in a checkout
 
 
+def in_checkout() -> bool:
+    """Is this copy a source checkout (pyproject.toml beside envs/), not an installed one?"""
+    return (CHECKOUT / "pyproject.toml").is_file() and (CHECKOUT / "envs").is_dir()
+
+
 def install_hint(extra: str) -> str:
     """``pip install -e '.[extra]'`` in a checkout (its path instead of ``.`` from another folder), else
     ``pip install 'tabletop-rl[extra]'``."""
-    if not (CHECKOUT / "pyproject.toml").is_file() or not (CHECKOUT / "envs").is_dir():
+    if not in_checkout():
         return f"pip install 'tabletop-rl[{extra}]'"
     here = Path(os.getcwd()).resolve() == CHECKOUT
     return f"pip install -e '{'.' if here else CHECKOUT}[{extra}]'"

@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib.metadata
 import re
 import warnings
-from pathlib import Path
 
+from .extras import CHECKOUT, in_checkout
 from .registry import env_id, game_version
 
 FIRST_RELEASE = "0.1.0"
@@ -20,9 +20,9 @@ FIRST_RELEASE = "0.1.0"
 def _package_version() -> str:
     """pyproject.toml's ``version`` in a source checkout (envs/ beside it: an editable install's metadata may be
     older), the installed distribution's otherwise."""
-    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
-    if pyproject.is_file():
-        found = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.MULTILINE)
+    if in_checkout():
+        text = (CHECKOUT / "pyproject.toml").read_text(encoding="utf-8")
+        found = re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE)
         if found:
             return found.group(1)
     try:
