@@ -11,7 +11,8 @@ from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent, SeatView
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training.runtime.agents import load_agent
-from tabletop_rl.training.runtime.search import AgentPlayer, NetworkPlayer, SearchAgent, SearchSettings, SplitPlayer
+from tabletop_rl.training.runtime.search import (AgentPlayer, NetworkPlayer, SearchAgent, SearchSettings, SplitPlayer,
+                                                 outcomes)
 from tabletop_rl.training.runtime.single_seat import SingleSeatEnv
 
 SMALL = "search:worlds=4,k=3"  # budgets small enough for tests; the strength is measured in docs/search.md
@@ -286,7 +287,9 @@ def test_spec_grammar():
     ("search:c=high", "c='high' is not a number"),
     ("search:worlds=-1", "worlds=-1 .expected at least 1, or 0 = auto"),
     ("search:k=2,k=3", "given twice"),
-    ("search:value=wins", "value='wins' .expected one of margin, returns"),
+    ("search:value=wins", "value='wins' .expected one of margin, returns, critic"),
+    ("search:value=critic", "value=critic without a horizon"),
+    ("search:policy=none,value=critic,horizon=4", "value=critic needs a policy network"),
     ("search:min_prior=2", "min_prior=2.0"),
     ("search:c=-1", "c=-1.0"),
     ("search:rollout=search:worlds=2", "rollout="),
@@ -339,6 +342,32 @@ def test_the_opponent_model_is_set_up_for_the_seat_searched():
     assert values[0] == values[1]  # deterministic with an agent as the model
     assert values[0] != attached("search:worlds=8,k=4,min_prior=0", state, 1, seed=3).evaluate(
         [state.legal_actions()[0]]).tolist()  # and the model changes what the play-outs say
+
+
+def test_the_random_opponent_model_moves_as_the_random_agent_without_observations():
+    states = positions("five_towers", 0, 6, num_players=5)
+    legal = [s.legal_actions() for s in states]
+    watched = RandomAgent(seed=4)
+    watched.act = None  # AgentPlayer must not build observations for it
+    reference = RandomAgent(seed=4)
+    assert AgentPlayer(watched).choose(states, legal) == [reference.act(s.observation(s.current_player),
+                                                                        s.action_mask()) for s in states]
+
+
+def test_the_critic_scores_play_outs_cut_at_the_horizon_and_returns_score_ended_ones():
+    """value=critic: a cut play-out is worth the network's value of the searched seat's observation of it."""
+    state = positions("lost_cities", 1, 1)[0]
+    agent = attached("search:worlds=4,horizon=6,value=critic", state, 1)
+    cut = [state.clone() for _ in range(3)]
+    ended = state.clone()
+    while not ended.is_terminal():
+        ended.apply_action(ended.legal_actions()[0])
+    values = outcomes([*cut, ended], 1, "critic", agent.prior)
+    np.testing.assert_allclose(values[:3], agent.prior.value(np.stack([s.observation(1) for s in cut])), rtol=1e-6)
+    assert values[3] == ended.returns()[1]
+    assert outcomes(cut, 1, "returns").tolist() == [0.0] * 3  # what the cut play-outs were worth without it
+    searched = agent.evaluate(state.legal_actions()[:2])
+    assert searched.shape == (2, 4) and np.abs(searched).max() <= 1.5 and np.unique(searched).size > 2
 
 
 class Staged(SearchAgent):
@@ -416,6 +445,14 @@ def test_the_cheating_samplers_of_the_search_bounds_benchmark():
         reshuffled += hand.deck != live.deck
         assert honest.hands[1] != live.hands[1] or honest.deck != live.deck  # the honest view resamples
     assert reshuffled == 5
+    for live in positions("five_towers", 2, 3, seed=3, num_players=5):  # "full" takes any game
+        view = SeatView(lambda live=live: live, 2)
+        full = bounds.cheating_sample("full")(view, np.random.default_rng(0))
+        assert full is not live and full.draw == live.draw != view.sample(np.random.default_rng(0)).draw
+    for argv, message in ((["hand", "five_towers", "search", "random"], "'hand' is Lost Cities'"),
+                          (["full", "search", "random"], "GAME is one of")):
+        with pytest.raises(SystemExit, match=message):
+            bounds.main(argv)
 
 
 def test_the_noise_benchmark_records_searched_decisions_and_replays_rules_on_them(tmp_path, capsys):

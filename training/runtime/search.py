@@ -25,7 +25,8 @@ PREFIX = "search"
 NETWORK_ROLLOUT = "policy"
 SAME_AS_ROLLOUT = "rollout"
 AUTO_WORLDS = {True: 32, False: 4}  # network / agent play-outs (docs/search.md: cost per decision)
-VALUES = ("margin", "returns")
+VALUES = ("margin", "returns", "critic")
+CRITIC = "critic"  # value=critic: play-outs cut at the horizon are scored by the network's value head
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,9 @@ class SearchSettings:
             problems.append(f"horizon={self.horizon} (expected 0 = to the end, or a number of plies)")
         if self.value not in VALUES:
             problems.append(f"value={self.value!r} (expected one of {', '.join(VALUES)})")
+        if self.value == CRITIC and not self.horizon:
+            problems.append("value=critic without a horizon (the critic scores play-outs cut at horizon=N plies; "
+                            "a play-out to the end is scored by its returns)")
         if ":" in self.rollout:
             problems.append(f"rollout={self.rollout!r} (expected '{NETWORK_ROLLOUT}' or an agent spec without options)")
         if ":" in self.opponents:
@@ -130,13 +134,15 @@ class AgentPlayer:
         self.agent = agent
 
     def choose(self, states: Sequence[State], legal: Sequence[list[int]]) -> list[int]:
+        if hasattr(self.agent, "pick"):  # the random agent: the same moves, without building observations
+            return [self.agent.pick(actions) for actions in legal]
         return [self.agent.act(s.observation(s.current_player), s.action_mask()) for s in states]
 
 
 class SplitPlayer:
     """The searching seat's player for its own moves, an opponent model for every other seat's."""
 
-    def __init__(self, own: NetworkPlayer | AgentPlayer, others: NetworkPlayer | AgentPlayer):
+    def __init__(self, own: Player, others: Player):
         self.own, self.others = own, others
         self.seat = -1  # set by SearchAgent.attach
 
@@ -151,7 +157,10 @@ class SplitPlayer:
         return moves
 
 
-def play_out(states: Sequence[State], player: NetworkPlayer | AgentPlayer | SplitPlayer, horizon: int = 0) -> None:
+Player = NetworkPlayer | AgentPlayer
+
+
+def play_out(states: Sequence[State], player: Player | SplitPlayer, horizon: int = 0) -> None:
     """Advance all ``states`` in lockstep until each ends (or ``horizon`` plies, if not 0): every ply, the
     states with a single legal move make it and ``player`` chooses for all the others at once."""
     live = [s for s in states if not s.is_terminal()]
@@ -172,11 +181,17 @@ def play_out(states: Sequence[State], player: NetworkPlayer | AgentPlayer | Spli
         plies += 1
 
 
-def outcome(state: State, seat: int, value: str) -> float:
-    """The searched seat's value of a played-out state: score margin, or return."""
-    if value == "returns":
-        return float(state.returns()[seat])
-    return float(score_margins(state.scores())[seat])
+def outcomes(states: Sequence[State], seat: int, value: str, critic: MLPPolicy | None = None) -> np.ndarray:
+    """The searched seat's value of each played-out state: score margin or return (provisional for a play-out cut
+    at a horizon) or, with ``value=critic``, the return of an ended play-out and the critic's estimate of it, on
+    the seat's observation, for one cut short."""
+    if value == "margin":
+        return np.array([score_margins(s.scores())[seat] for s in states], dtype=float)
+    values = np.array([s.returns()[seat] for s in states], dtype=float)
+    cut = [i for i, s in enumerate(states) if not s.is_terminal()] if value == CRITIC else []
+    if cut:
+        values[cut] = critic.value(np.stack([states[i].observation(seat) for i in cut]))
+    return values
 
 
 # --------------------------------------------------------------------------- the agent
@@ -293,7 +308,7 @@ class SearchAgent:
                 states.append(state)
         with limit_blas_threads(1):  # extra threads only thrash a shared, busy CPU
             play_out(states, self.player, s.horizon)
-        values = np.array([outcome(state, seat, s.value) for state in states])
+            values = outcomes(states, seat, s.value, self.prior)
         return values.reshape(len(candidates), s.worlds)
 
 
@@ -307,11 +322,12 @@ def search_factory(spec: str, game: Game, load_agent: Callable[..., Agent]) -> C
         settings = replace(settings, rollout="heuristic")
     if not settings.worlds:
         settings = replace(settings, worlds=AUTO_WORLDS[settings.rollout == NETWORK_ROLLOUT])
-    if settings.opponents == NETWORK_ROLLOUT and network is None:
-        raise ValueError(f"search: opponents={NETWORK_ROLLOUT} needs a policy network, and {spec!r} has none for "
-                         f"{game!r}")
+    for needs, what in ((settings.opponents == NETWORK_ROLLOUT, f"opponents={NETWORK_ROLLOUT}"),
+                        (settings.value == CRITIC, f"value={CRITIC}")):
+        if needs and network is None:
+            raise ValueError(f"search: {what} needs a policy network, and {spec!r} has none for {game!r}")
 
-    def player_maker(name: str) -> Callable[[np.random.Generator], NetworkPlayer | AgentPlayer]:
+    def player_maker(name: str) -> Callable[[np.random.Generator], Player]:
         if name == NETWORK_ROLLOUT:
             return lambda rng: NetworkPlayer(network, settings.temperature, rng)
         load_agent(name, game)  # a bad spec fails now, not at the first decision
