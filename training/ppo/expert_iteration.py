@@ -292,13 +292,19 @@ def fit_round(settings: Settings, out: Path, pool: list[tuple[Path, int]], worke
 
 
 # --------------------------------------------------------------------------- generations
-def gate(settings: Settings, candidate: Path, last: str) -> Any:
+def gate(settings: Settings, candidate: Path, last: str, folder: Path) -> dict[str, Any]:
     """The candidate policy alone against the last accepted one alone over ``settings.gate_deals`` deals, each
-    played in every seat rotation (more than two players: the candidate with n − 1 copies of the last); the
-    tournament's :class:`Results` (agent 0 is the candidate)."""
+    played in every seat rotation (more than two players: the candidate with n − 1 copies of the last); its
+    games go to ``folder/gate-games.csv``. The result: the candidate's mean score margin per round over the deals
+    (own score minus the mean of the others') with its 95 % interval, and whether it is above 0 (accepted)."""
+    start = time.process_time()
     n = envs.make(settings.game, wrapped=False, **settings.options).game.num_players
-    return tournament(settings.game, [str(candidate), last], options=settings.options,
-                      games_per_pairing=settings.gate_deals * n, seed=settings.seed, one_vs_rest=True)
+    results = tournament(settings.game, [str(candidate), last], options=settings.options,
+                         games_per_pairing=settings.gate_deals * n, seed=settings.seed, one_vs_rest=True)
+    atomic_write(folder / "gate-games.csv", results.games_csv().encode())
+    margin = results.stats[0].margin
+    return {"against": last, "deals": results.deals, "margin": [margin.mean, margin.low, margin.high],
+            "accepted": bool(margin.mean > 0), "minutes": (time.process_time() - start) / 60}
 
 
 def generation_seed(seed: int, generation: int) -> int:
@@ -318,13 +324,8 @@ def run_generation(settings: Settings, out: Path, k: int, last: str, pool: list[
         fit_round(mine, folder, [*pool, (folder, mine.games)], workers, progress)
     report = json.loads((folder / "report.json").read_text())
     if not (folder / "gate.json").is_file():
-        start = time.process_time()
-        results = gate(mine, folder / "policy.safetensors", last)
-        margin = results.stats[0].margin
-        atomic_write(folder / "gate-games.csv", results.games_csv().encode())
-        atomic_write(folder / "gate.json", json.dumps({
-            "against": last, "deals": results.deals, "margin": [margin.mean, margin.low, margin.high],
-            "accepted": bool(margin.mean > 0), "minutes": (time.process_time() - start) / 60}, indent=1).encode())
+        atomic_write(folder / "gate.json", json.dumps(gate(mine, folder / "policy.safetensors", last, folder),
+                                                      indent=1).encode())
     result = json.loads((folder / "gate.json").read_text())
     held = report["held_out"]
     return {"generation": k, "games": report["settings"]["games"], "searched_with": last,
