@@ -132,6 +132,7 @@ def test_a_run_writes_a_policy_and_resumes_without_replaying(lost_cities, tmp_pa
     (["--policy", "missing.safetensors"], "no such file"),
     (["--generations", "0"], "argument --generations: expected an integer >= 1, got '0'"),
     (["--gate-deals", "-2"], "argument --gate-deals: expected an integer >= 1, got '-2'"),
+    (["--gate-rule", "median"], "argument --gate-rule: invalid choice: 'median' (choose from"),
     (["--value-coef", "-1"], "value_coef=-1.0 (expected a number >= 0)"),
     (["--value-coef", "nan"], "value_coef=nan (expected a number >= 0)"),
 ])
@@ -252,6 +253,17 @@ def test_a_rejected_candidate_is_not_searched_with_and_its_games_are_pooled(tmp_
     assert int(second["decisions_fitted"]) == int(first["decisions_fitted"]) + len(
         load_chunks(out / "gen-2", 2)[0]["actions"])
     assert (out / "policy.safetensors").read_bytes() == Path(start).read_bytes()
+
+
+@pytest.mark.parametrize("mean, low, rule, verdict", [
+    (0.4, -0.9, "mean", True), (0.0, 0.0, "mean", False), (-0.1, -1.0, "mean", False),
+    (0.4, -0.9, "interval", False), (1.2, 0.1, "interval", True),
+])
+def test_the_gate_rule(mean, low, rule, verdict):
+    from tabletop_rl.training.evaluation.stats import Estimate
+    from tabletop_rl.training.ppo.expert_iteration import accepted
+
+    assert accepted(Estimate(mean, low, 2 * mean - low, 100), rule) is verdict
 
 
 def test_an_accepted_candidate_is_the_next_search_network_and_its_games_are_not_pooled(tmp_path, monkeypatch):

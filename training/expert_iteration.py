@@ -20,7 +20,7 @@ from .. import envs
 from ..envs.core.files import atomic_write, new_folder
 from . import cli
 from .cli.stopping import stoppable
-from .ppo.expert_iteration import Settings, keep_previous, run, saved_so_far
+from .ppo.expert_iteration import GATE_RULES, Settings, keep_previous, run, saved_so_far
 from .runtime.agents import load_agent
 from .runtime.policy_paths import policy_path
 
@@ -40,6 +40,10 @@ def main(argv: Sequence[str] | None = None) -> Path:
                         help=f"rounds of record, fit and gate (default {defaults.generations}: one round, no gate)")
     parser.add_argument("--gate-deals", type=cli.count, help="paired deals of the candidate policy against the last "
                                                              f"accepted one (default {defaults.gate_deals})")
+    parser.add_argument("--gate-rule", choices=GATE_RULES,
+                        help="a candidate is accepted if its mean margin over the last accepted policy is above 0 "
+                             "(mean), or the low end of its 95 %% interval is (interval) (default "
+                             f"{defaults.gate_rule})")
     parser.add_argument("--value-coef", type=float, help="weight of the critic's squared error on the games' "
                                                          f"outcomes (default {defaults.value_coef}; 0: the critic "
                                                          "is left as it is)")
@@ -60,7 +64,8 @@ def main(argv: Sequence[str] | None = None) -> Path:
     args = parser.parse_args(argv)
     given = {k: v for k, v in (("games", args.games), ("epochs", args.epochs), ("learning_rate", args.learning_rate),
                                ("batch_size", args.batch_size), ("generations", args.generations),
-                               ("gate_deals", args.gate_deals), ("value_coef", args.value_coef)) if v is not None}
+                               ("gate_deals", args.gate_deals), ("gate_rule", args.gate_rule),
+                               ("value_coef", args.value_coef)) if v is not None}
     if args.resume:
         if args.game:
             parser.error("--resume continues a run with its own game and search: give no game")

@@ -28,7 +28,7 @@ from ...envs.core.files import atomic_write
 from ...envs.core.match import play_game, score_margins
 from ...envs.core.versions import PACKAGE_VERSION
 from ..cli.stopping import parallel_map
-from ..evaluation.stats import mean_interval
+from ..evaluation.stats import Estimate, mean_interval
 from ..evaluation.tournament import tournament
 from ..runtime.agents import agent_factory
 from ..runtime.policy import MLPPolicy, load_policy, save_policy
@@ -36,6 +36,7 @@ from ..runtime.search import SearchSettings
 
 CHUNK = 20  # games per saved chunk
 HELD_OUT = 10  # every 10th chunk is held out of the fit: agreement and value error are reported on it
+GATE_RULES = ("mean", "interval")  # docs/search.md, "Generations, gated"
 KEYS = ("obs", "masks", "actions", "searched", "outcomes", "margins")  # a chunk's arrays (older ones lack outcomes)
 
 
@@ -56,16 +57,17 @@ class Settings:
     batch_size: int = 256
     generations: int = 1
     gate_deals: int = 200
+    gate_rule: str = "mean"  # a candidate is accepted if its margin's mean (or, "interval": its 95 % interval) is > 0
     value_coef: float = 0.5  # weight of the critic's squared error in the fit; 0: the critic is left as it is
 
-    NEWER = ("generations", "gate_deals", "value_coef")  # keys a settings.json written before them may lack
+    NEWER = ("generations", "gate_deals", "gate_rule", "value_coef")  # keys an older settings.json may lack
 
     @classmethod
     def read(cls, path: Path) -> Settings:
         """The settings a run saved in ``path``; a damaged file is a ``ValueError`` naming it."""
         kinds = {"game": str, "options": dict, "policy": str, "search": str, "opponent": str, "games": int,
                  "seed": int, "epochs": int, "learning_rate": (int, float), "batch_size": int, "generations": int,
-                 "gate_deals": int, "value_coef": (int, float)}
+                 "gate_deals": int, "gate_rule": str, "value_coef": (int, float)}
         try:
             doc = json.loads(path.read_bytes().decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as error:  # a JSONDecodeError is a ValueError
@@ -93,6 +95,8 @@ class Settings:
                      ("generations", self.generations), ("gate_deals", self.gate_deals)) if value < 1]
         if not (np.isfinite(self.learning_rate) and self.learning_rate > 0):
             problems.append(f"learning_rate={self.learning_rate} (expected a number > 0)")
+        if self.gate_rule not in GATE_RULES:
+            problems.append(f"gate_rule={self.gate_rule!r} (expected one of {', '.join(GATE_RULES)})")
         if not (np.isfinite(self.value_coef) and self.value_coef >= 0):
             problems.append(f"value_coef={self.value_coef} (expected a number >= 0)")
         if problems:
@@ -201,7 +205,7 @@ def join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 
 def recording_minutes(out: Path, games: int) -> float:
-    """CPU minutes the chunks of ``games`` games took to record (chunks recorded before this was kept count 0)."""
+    """CPU minutes the chunks of ``games`` games took to record (a chunk saved without its time counts 0)."""
     seconds = 0.0
     for c in range(-(-games // CHUNK)):
         with np.load(chunk_path(out, c)) as data:
@@ -227,7 +231,7 @@ def fit(policy: MLPPolicy, data: dict[str, np.ndarray], held_out: dict[str, np.n
     load_weights(net, policy.weights)
     measures: dict[str, list[float]] = {"agreement": [], "agreement_searched": [], "cross_entropy": [],
                                         "value_mse": []}
-    known = ~np.isnan(held_out["outcomes"]) if len(held_out["actions"]) else np.zeros(0, bool)
+    known = ~np.isnan(held_out["outcomes"])
 
     def measure(when: str) -> None:
         if not len(held_out["actions"]):
@@ -296,7 +300,8 @@ def gate(settings: Settings, candidate: Path, last: str, folder: Path) -> dict[s
     """The candidate policy alone against the last accepted one alone over ``settings.gate_deals`` deals, each
     played in every seat rotation (more than two players: the candidate with n − 1 copies of the last); its
     games go to ``folder/gate-games.csv``. The result: the candidate's mean score margin per round over the deals
-    (own score minus the mean of the others') with its 95 % interval, and whether it is above 0 (accepted)."""
+    (own score minus the mean of the others') with its 95 % interval, and whether it is accepted
+    (:func:`accepted`)."""
     start = time.process_time()
     n = envs.make(settings.game, wrapped=False, **settings.options).game.num_players
     results = tournament(settings.game, [str(candidate), last], options=settings.options,
@@ -304,7 +309,14 @@ def gate(settings: Settings, candidate: Path, last: str, folder: Path) -> dict[s
     atomic_write(folder / "gate-games.csv", results.games_csv().encode())
     margin = results.stats[0].margin
     return {"against": last, "deals": results.deals, "margin": [margin.mean, margin.low, margin.high],
-            "accepted": bool(margin.mean > 0), "minutes": (time.process_time() - start) / 60}
+            "rule": settings.gate_rule, "accepted": accepted(margin, settings.gate_rule),
+            "minutes": (time.process_time() - start) / 60}
+
+
+def accepted(margin: Estimate, rule: str) -> bool:
+    """The gate's verdict on the candidate's margin over the last accepted policy: rule "mean", its mean is above
+    0; rule "interval", the low end of its 95 % interval is (the candidate measurably better)."""
+    return bool((margin.mean if rule == "mean" else margin.low) > 0)
 
 
 def generation_seed(seed: int, generation: int) -> int:
