@@ -21,7 +21,8 @@ def fit(net: torch.nn.Module, data: dict[str, Any], epochs: int, batch_size: int
 
     ``epochs`` passes in batches shuffled by ``generator``, with a fresh Adam at ``learning_rate`` (``decay``:
     decaying linearly to 0 over the fit). The loss is the cross-entropy of the actions plus, with ``vf_coef``,
-    that weight times the critic's squared error on the rewards; without, the critic is left as it is.
+    that weight times the critic's squared error on the rewards (rows whose reward is NaN, an outcome not
+    recorded, are left out of it); without, the critic is left as it is.
     ``after_epoch(epoch)`` is called after each pass."""
     tensors = {k: torch.as_tensor(v) for k, v in data.items() if k in ("masks", "actions", "rewards")}
     n = len(tensors["actions"])
@@ -35,7 +36,10 @@ def fit(net: torch.nn.Module, data: dict[str, Any], epochs: int, batch_size: int
             loss = torch.nn.functional.cross_entropy(masked_logits(net, obs, tensors["masks"][batch]),
                                                      tensors["actions"][batch])
             if vf_coef is not None:
-                loss = loss + vf_coef * torch.nn.functional.mse_loss(values(net, obs), tensors["rewards"][batch])
+                known = ~torch.isnan(tensors["rewards"][batch])
+                if known.any():
+                    loss = loss + vf_coef * torch.nn.functional.mse_loss(values(net, obs)[known],
+                                                                         tensors["rewards"][batch][known])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
