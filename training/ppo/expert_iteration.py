@@ -56,8 +56,8 @@ class Settings:
     learning_rate: float = 1e-4
     batch_size: int = 256
     generations: int = 1
-    gate_deals: int = 200
-    gate_rule: str = "mean"  # a candidate is accepted if its margin's mean (or, "interval": its 95 % interval) is > 0
+    gate_deals: int = 2000
+    gate_rule: str = "interval"  # a candidate is accepted if its margin's 95 % interval (or, "mean": its mean) is > 0
     value_coef: float = 0.5  # weight of the critic's squared error in the fit; 0: the critic is left as it is
 
     NEWER = ("generations", "gate_deals", "gate_rule", "value_coef")  # keys an older settings.json may lack
