@@ -2,7 +2,7 @@
 
 ``load_agent(spec, game)`` turns a spec — ``random``, ``heuristic``, ``pretrained`` (the policy shipped in
 ``training/pretrained/<game>_<n>p.safetensors`` that was trained for the game's options), the path of a policy
-file, checkpoint or run folder, ``search`` with options, or your own agent, ``module:callable`` or
+file, checkpoint or run folder, ``search`` or ``ismcts`` with options, or your own agent, ``module:callable`` or
 ``path/to/file.py:callable`` — into an :class:`~tabletop_rl.envs.core.agents.Agent` (docs/training.md, "Agents").
 Policy files are read by :func:`tabletop_rl.training.runtime.policy.load_policy`: nothing in a file is ever run.
 Your own agent is your code, named on your command line, and is imported and run (:func:`custom_factory`).
@@ -57,8 +57,8 @@ def agent_factory(spec: str, game: Game, deterministic: bool = True) -> Callable
 
 
 def load_agent(spec: str, game: Game, seed: int | None = None, deterministic: bool = True) -> Agent:
-    """``"random"``, ``"heuristic"``, ``"pretrained"``, a policy path, a ``search`` spec or ``module:callable`` /
-    ``file.py:callable`` → an agent for ``game``."""
+    """``"random"``, ``"heuristic"``, ``"pretrained"``, a policy path, a ``search`` or ``ismcts`` spec or
+    ``module:callable`` / ``file.py:callable`` → an agent for ``game``."""
     return agent_factory(spec, game, deterministic)(seed)
 
 
