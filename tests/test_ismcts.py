@@ -16,7 +16,7 @@ from tabletop_rl.training.runtime.ismcts import IsmctsAgent, IsmctsSettings
 
 # budgets small enough for tests; the strength is measured in docs/search.md. min_prior=0 searches every decision
 # with a choice; play-outs are cut short (without a shipped policy the heuristic plays them, one state at a time)
-SMALL = "ismcts:iterations=24,batch=8,min_prior=0"
+SMALL = "ismcts:iterations=24,batch=8,leaf=value,min_prior=0"
 ROLLOUT = "ismcts:iterations=12,batch=4,leaf=rollout,horizon=6,min_prior=0"
 TINY = "ismcts:iterations=6,batch=3,horizon=2,policy=none"  # Torres without a policy: heuristic play-outs
 SEARCHES = 10  # searched decisions per game in the whole-game tests
@@ -142,14 +142,16 @@ def test_the_search_finds_the_move_its_evaluations_favour():
     assert visits[good] > 200 / 2 and set(visits) == set(legal)  # each tried, the good one most
 
 
-@pytest.mark.parametrize("game, options, leaf, iterations", [
-    ("lost_cities", {}, "value", 400),
-    ("lost_cities", {"n_colours": 6}, "rollout", 16),  # no shipped policy: heuristic play-outs
-    ("five_towers", {"num_players": 4, "final_partial_round": False}, "rollout", 16),
+@pytest.mark.parametrize("game, spec, options, leaf, iterations, batch", [
+    ("lost_cities", "ismcts", {}, "rollout", 256, 64),
+    ("lost_cities", "ismcts:leaf=value", {}, "value", 400, 16),
+    ("lost_cities", "ismcts:leaf=value,iterations=8", {}, "value", 8, 16),
+    ("lost_cities", "ismcts:leaf=value", {"n_colours": 6}, "rollout", 16, 1),  # no shipped policy: heuristic play-outs
+    ("five_towers", "ismcts:batch=4", {"num_players": 4, "final_partial_round": False}, "rollout", 16, 4),
 ])
-def test_automatic_settings_follow_the_network(game, options, leaf, iterations):
-    agent = load_agent("ismcts", envs.make(game, wrapped=False, **options).game)
-    assert (agent.settings.leaf, agent.settings.iterations) == (leaf, iterations)
+def test_automatic_settings_follow_the_network(game, spec, options, leaf, iterations, batch):
+    agent = load_agent(spec, envs.make(game, wrapped=False, **options).game)
+    assert (agent.settings.leaf, agent.settings.iterations, agent.settings.batch) == (leaf, iterations, batch)
 
 
 def test_spec_grammar():
@@ -165,7 +167,7 @@ def test_spec_grammar():
     ("ismcts:c=high", "c='high' is not a number"),
     ("ismcts:batch=1,batch=2", "given twice"),
     ("ismcts:iterations=-1", r"^ismcts: bad option iterations=-1 \(expected at least 1, or 0 = auto\)$"),
-    ("ismcts:batch=0", "batch=0 .expected at least 1"),
+    ("ismcts:batch=-1", "batch=-1 .expected at least 1, or 0 = auto"),
     ("ismcts:leaf=critic", "leaf='critic' .expected one of value, rollout"),
     ("ismcts:value=wins", "value='wins' .expected one of margin, returns"),
     ("ismcts:min_prior=2", "min_prior=2.0"),

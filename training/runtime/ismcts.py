@@ -27,8 +27,10 @@ from .spec_options import parse_options
 
 PREFIX = "ismcts"
 LEAVES = ("value", "rollout")
-# iterations per decision by leaf evaluation (docs/search.md: cost): critic, network play-outs, heuristic play-outs
-AUTO_ITERATIONS = {"value": 400, "rollout": 96, "heuristic": 16}
+# (iterations, batch) per searched decision by leaf evaluation, about 0.2-0.4 s each in Lost Cities (docs/search.md,
+# "Information-set search"): critic, network play-outs (lock-step play-outs are cheap per state only in large
+# batches), heuristic play-outs (one state at a time: batching saves nothing)
+AUTO = {"value": (400, 16), "rollout": (256, 64), "heuristic": (16, 1)}
 
 
 @dataclass(frozen=True)
@@ -36,11 +38,11 @@ class IsmctsSettings:
     """The options of the ``ismcts`` agent spec (see the module docstring)."""
 
     policy: str = "pretrained"
-    iterations: int = 0  # 0: auto (AUTO_ITERATIONS)
-    batch: int = 16
+    iterations: int = 0  # 0: auto (AUTO)
+    batch: int = 0  # 0: auto (AUTO)
     c: float = 1.5
     min_prior: float = 0.02
-    leaf: str = "value"
+    leaf: str = "rollout"
     horizon: int = 0
     value: str = "margin"
     temperature: float = 0.0
@@ -49,8 +51,8 @@ class IsmctsSettings:
         problems = []
         if self.iterations < 0:
             problems.append(f"iterations={self.iterations} (expected at least 1, or 0 = auto)")
-        if self.batch < 1:
-            problems.append(f"batch={self.batch} (expected at least 1)")
+        if self.batch < 0:
+            problems.append(f"batch={self.batch} (expected at least 1, or 0 = auto)")
         if not (np.isfinite(self.c) and self.c >= 0):
             problems.append(f"c={self.c} (expected a finite number >= 0)")
         if not 0 <= self.min_prior <= 1:
@@ -265,7 +267,6 @@ def ismcts_factory(spec: str, game: Game, load_agent: Callable[..., Agent]) -> C
     else:
         def make_player(rng: np.random.Generator) -> NetworkPlayer:
             return NetworkPlayer(network, settings.temperature, rng)
-    if not settings.iterations:
-        auto = AUTO_ITERATIONS["heuristic" if network is None else settings.leaf]
-        settings = replace(settings, iterations=auto)
+    iterations, batch = AUTO["heuristic" if network is None else settings.leaf]
+    settings = replace(settings, iterations=settings.iterations or iterations, batch=settings.batch or batch)
     return lambda seed: IsmctsAgent(game, settings, network, make_player, seed)
