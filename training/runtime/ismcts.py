@@ -27,7 +27,7 @@ from .spec_options import parse_options
 
 PREFIX = "ismcts"
 LEAVES = ("value", "rollout")
-# (iterations, batch) per searched decision by leaf evaluation, about 0.2-0.4 s each in Lost Cities (docs/search.md,
+# (iterations, batch) per searched decision by leaf evaluation, 0.2-0.5 s of CPU in Lost Cities (docs/search.md,
 # "Information-set search"): critic, network play-outs (lock-step play-outs are cheap per state only in large
 # batches), heuristic play-outs (one state at a time: batching saves nothing)
 AUTO = {"value": (400, 16), "rollout": (256, 64), "heuristic": (16, 1)}
