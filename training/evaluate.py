@@ -29,7 +29,8 @@ def main(argv: Sequence[str] | None = None) -> Results:
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("agents", nargs="+", metavar="AGENT",
                         help="agent specs: random, heuristic, pretrained, a policy file / run folder, "
-                             "search[:key=value,...], or your own agent: module:callable or path/to/file.py:callable, "
+                             "search[:key=value,...], ismcts[:key=value,...], or your own agent: module:callable or "
+                             "path/to/file.py:callable, "
                              "a factory called as callable(game=Game, seed=int) returning an object with "
                              "act(observation, action_mask) -> int or a function of those two "
                              "(examples/my_agent.py)")

@@ -38,7 +38,8 @@ def main(argv: Sequence[str] | None = None) -> np.ndarray | None:
     parser = cli.ArgumentParser(prog="python -m tabletop_rl.training.play", description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=envs.list_games(), help="game to play")
     parser.add_argument("--opponent", nargs="+", default=["heuristic"], metavar="AGENT",
-                        help="random, heuristic, pretrained, a policy file / run folder, search[:key=value,...] or "
+                        help="random, heuristic, pretrained, a policy file / run folder, search[:key=value,...], "
+                             "ismcts[:key=value,...] or "
                              "your own agent, module:callable or path/to/file.py:callable (examples/my_agent.py); one "
                              "for all opponent seats or one per opponent seat (default heuristic)")
     parser.add_argument("--seat", type=_seat, default="random", help="your seat: 0, 1, … or random (default)")

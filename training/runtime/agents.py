@@ -2,7 +2,7 @@
 
 ``load_agent(spec, game)`` turns a spec — ``random``, ``heuristic``, ``pretrained`` (the policy shipped in
 ``training/pretrained/<game>_<n>p.safetensors`` that was trained for the game's options), the path of a policy
-file, checkpoint or run folder, ``search`` with options, or your own agent, ``module:callable`` or
+file, checkpoint or run folder, ``search`` or ``ismcts`` with options, or your own agent, ``module:callable`` or
 ``path/to/file.py:callable`` — into an :class:`~tabletop_rl.envs.core.agents.Agent` (docs/training.md, "Agents").
 Policy files are read by :func:`tabletop_rl.training.runtime.policy.load_policy`: nothing in a file is ever run.
 Your own agent is your code, named on your command line, and is imported and run (:func:`custom_factory`).
@@ -28,19 +28,22 @@ import numpy as np
 from ...envs.core.agents import Agent, SeatView, builtin_agent
 from ...envs.core.files import file_kind
 from ...envs.core.game import Game
+from .ismcts import ismcts_factory
 from .policy import PolicyAgent, PolicyFileError, load_policy
 from .policy_paths import policy_path, train_command
 from .search import search_factory
 
 LISTED = 8  # callables named when a custom spec names none of its module's
+SEARCHES = {"search": search_factory, "ismcts": ismcts_factory}  # spec prefix -> factory of agents that search
 
 
 def agent_factory(spec: str, game: Game, deterministic: bool = True) -> Callable[[int | None], Agent]:
     """``seed -> agent`` for ``spec``: files are read once, however many agents (one per game, say) are made."""
     if spec in ("random", "heuristic"):
         return lambda seed: builtin_agent(spec, game, seed)
-    if spec.partition(":")[0] == "search":
-        return search_factory(spec, game, load_agent)
+    searcher = SEARCHES.get(spec.partition(":")[0])
+    if searcher is not None:
+        return searcher(spec, game, load_agent)
     if custom_spec(spec) is not None:
         factory = custom_factory(spec)
         return lambda seed: CustomAgent(spec, _call(factory, spec, game, seed))
@@ -54,8 +57,8 @@ def agent_factory(spec: str, game: Game, deterministic: bool = True) -> Callable
 
 
 def load_agent(spec: str, game: Game, seed: int | None = None, deterministic: bool = True) -> Agent:
-    """``"random"``, ``"heuristic"``, ``"pretrained"``, a policy path, a ``search`` spec or ``module:callable`` /
-    ``file.py:callable`` → an agent for ``game``."""
+    """``"random"``, ``"heuristic"``, ``"pretrained"``, a policy path, a ``search`` or ``ismcts`` spec or
+    ``module:callable`` / ``file.py:callable`` → an agent for ``game``."""
     return agent_factory(spec, game, deterministic)(seed)
 
 

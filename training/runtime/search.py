@@ -10,7 +10,7 @@ measured strength are described in docs/search.md.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from ...envs.core.game import Game, State
 from ...envs.core.match import score_margins
 from .policy import MLPPolicy, limit_blas_threads, load_policy
 from .policy_paths import policy_path, pretrained_path
+from .spec_options import parse_options
 
 PREFIX = "search"
 NETWORK_ROLLOUT = "policy"
@@ -83,26 +84,7 @@ class SearchSettings:
     @classmethod
     def parse(cls, spec: str) -> SearchSettings:
         """``search`` or ``search:key=value,…`` → settings; a clear ``ValueError`` for anything else."""
-        name, _, rest = spec.partition(":")
-        if name != PREFIX:
-            raise ValueError(f"not a search spec: {spec!r}")
-        kinds = {f.name: type(f.default) for f in fields(cls)}
-        values: dict[str, Any] = {}
-        for item in filter(None, (part.strip() for part in rest.split(","))):
-            key, eq, text = item.partition("=")
-            key = key.strip()
-            if not eq:
-                raise ValueError(f"search option {item!r} is not key=value (in {spec!r})")
-            if key not in kinds:
-                raise ValueError(f"unknown search option {key!r} in {spec!r}; allowed: {', '.join(kinds)}")
-            if key in values:
-                raise ValueError(f"search option {key!r} is given twice in {spec!r}")
-            try:
-                values[key] = kinds[key](text.strip())
-            except ValueError:  # only int and float conversions can fail
-                wanted = "an integer" if kinds[key] is int else "a number"
-                raise ValueError(f"search option {key}={text.strip()!r} is not {wanted} (in {spec!r})") from None
-        return cls(**values)
+        return parse_options(cls, PREFIX, spec)
 
 
 # --------------------------------------------------------------------------- rollout players
