@@ -11,8 +11,14 @@ from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent, SeatView
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training.runtime.agents import load_agent
-from tabletop_rl.training.runtime.search import (AgentPlayer, NetworkPlayer, SearchAgent, SearchSettings, SplitPlayer,
-                                                 outcomes)
+from tabletop_rl.training.runtime.search import (
+    AgentPlayer,
+    NetworkPlayer,
+    SearchAgent,
+    SearchSettings,
+    SplitPlayer,
+    outcomes,
+)
 from tabletop_rl.training.runtime.single_seat import SingleSeatEnv
 
 SMALL = "search:worlds=4,k=3"  # budgets small enough for tests; the strength is measured in docs/search.md

@@ -22,7 +22,7 @@ from ...envs.core.agents import Agent, SeatView, legal_actions
 from ...envs.core.game import Game, State
 from ...envs.core.match import score_margins
 from .policy import MLPPolicy, limit_blas_threads
-from .search import VALUES, AgentPlayer, NetworkPlayer, _network, play_out
+from .search import PLAY_OUT_VALUES, AgentPlayer, NetworkPlayer, _network, play_out
 from .spec_options import parse_options
 
 PREFIX = "ismcts"
@@ -61,8 +61,9 @@ class IsmctsSettings:
             problems.append(f"leaf={self.leaf!r} (expected one of {', '.join(LEAVES)})")
         if self.horizon < 0:
             problems.append(f"horizon={self.horizon} (expected 0 = to the end, or a number of plies)")
-        if self.value not in VALUES:
-            problems.append(f"value={self.value!r} (expected one of {', '.join(VALUES)})")
+        if self.value not in PLAY_OUT_VALUES:  # the critic is a leaf evaluator here: leaf=value
+            problems.append(f"value={self.value!r} (expected one of {', '.join(PLAY_OUT_VALUES)}; the critic is "
+                            "leaf=value)")
         if not (np.isfinite(self.temperature) and self.temperature >= 0):
             problems.append(f"temperature={self.temperature} (expected a finite number >= 0)")
         if problems:

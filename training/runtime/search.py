@@ -26,8 +26,9 @@ PREFIX = "search"
 NETWORK_ROLLOUT = "policy"
 SAME_AS_ROLLOUT = "rollout"
 AUTO_WORLDS = {True: 32, False: 4}  # network / agent play-outs (docs/search.md: cost per decision)
-VALUES = ("margin", "returns", "critic")
+PLAY_OUT_VALUES = ("margin", "returns")  # what a played-out state is worth to the searched seat
 CRITIC = "critic"  # value=critic: play-outs cut at the horizon are scored by the network's value head
+VALUES = (*PLAY_OUT_VALUES, CRITIC)
 
 
 @dataclass(frozen=True)
