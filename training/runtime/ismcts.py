@@ -20,9 +20,8 @@ import numpy as np
 
 from ...envs.core.agents import Agent, SeatView, legal_actions
 from ...envs.core.game import Game, State
-from ...envs.core.match import score_margins
 from .policy import MLPPolicy, limit_blas_threads
-from .search import PLAY_OUT_VALUES, AgentPlayer, NetworkPlayer, _network, play_out
+from .search import PLAY_OUT_VALUES, AgentPlayer, NetworkPlayer, _network, play_out, seat_values
 from .spec_options import parse_options
 
 PREFIX = "ismcts"
@@ -230,13 +229,8 @@ class IsmctsAgent:
                 play_out(states, self.player, s.horizon)
         for i, (state, node) in enumerate(leaves):
             if node is None or s.leaf == "rollout":
-                values[i] = self._outcome(state)
+                values[i] = seat_values(state, s.measure)
         return values
-
-    def _outcome(self, state: State) -> np.ndarray:
-        if self.settings.measure == "returns":
-            return np.asarray(state.returns(), dtype=float)
-        return np.asarray(score_margins(state.scores()), dtype=float)
 
     def _logits(self, observations: np.ndarray) -> np.ndarray:
         """The prior's logits, a row per observation; zeros (a uniform prior) without a network."""

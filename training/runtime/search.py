@@ -122,6 +122,9 @@ class AgentPlayer:
         return [self.agent.act(s.observation(s.current_player), s.action_mask()) for s in states]
 
 
+Player = NetworkPlayer | AgentPlayer
+
+
 class SplitPlayer:
     """The searching seat's player for its own moves, an opponent model for every other seat's."""
 
@@ -138,9 +141,6 @@ class SplitPlayer:
                                    strict=True):
                     moves[i] = move
         return moves
-
-
-Player = NetworkPlayer | AgentPlayer
 
 
 def play_out(states: Sequence[State], player: Player | SplitPlayer, horizon: int = 0) -> None:
@@ -164,13 +164,18 @@ def play_out(states: Sequence[State], player: Player | SplitPlayer, horizon: int
         plies += 1
 
 
-def outcomes(states: Sequence[State], seat: int, value: str, critic: MLPPolicy | None = None) -> np.ndarray:
-    """The searched seat's value of each played-out state: score margin or return (provisional for a play-out cut
-    at a horizon) or, with ``value=critic``, the return of an ended play-out and the critic's estimate of it, on
-    the seat's observation, for one cut short."""
+def seat_values(state: State, value: str) -> np.ndarray:
+    """Every seat's value of a played-out state: its score margin (``value="margin"``) or its return (provisional
+    for a play-out cut at a horizon)."""
     if value == "margin":
-        return np.array([score_margins(s.scores())[seat] for s in states], dtype=float)
-    values = np.array([s.returns()[seat] for s in states], dtype=float)
+        return np.asarray(score_margins(state.scores()), dtype=float)
+    return np.asarray(state.returns(), dtype=float)
+
+
+def outcomes(states: Sequence[State], seat: int, value: str, critic: MLPPolicy | None = None) -> np.ndarray:
+    """The searched seat's value of each played-out state (:func:`seat_values`) or, with ``value=critic``, the
+    return of an ended play-out and the critic's estimate of it, on the seat's observation, for one cut short."""
+    values = np.array([seat_values(s, "returns" if value == CRITIC else value)[seat] for s in states])
     cut = [i for i, s in enumerate(states) if not s.is_terminal()] if value == CRITIC else []
     if cut:
         values[cut] = critic.value(np.stack([states[i].observation(seat) for i in cut]))
