@@ -21,7 +21,7 @@ import numpy as np
 from ...envs.core.agents import Agent, SeatView, legal_actions
 from ...envs.core.game import Game, State
 from .policy import MLPPolicy, limit_blas_threads
-from .search import PLAY_OUT_VALUES, AgentPlayer, NetworkPlayer, _network, play_out, seat_values
+from .search import PLAY_OUT_VALUES, AgentPlayer, NetworkPlayer, _network, one_candidate, play_out, seat_values
 from .spec_options import parse_options
 
 PREFIX = "ismcts"
@@ -124,8 +124,7 @@ class IsmctsAgent:
         prior = _softmax(root.logits[legal])
         if (prior >= self.settings.min_prior).sum() < 2:  # as search's candidates: a sure prior is not searched
             top = int(np.argmax(prior))
-            self.unsearched = (f"the prior leaves one candidate, this move at {100 * prior[top]:.1f} %: every other "
-                               f"legal move is under min_prior={self.settings.min_prior:g}")
+            self.unsearched = one_candidate(float(prior[top]), self.settings.min_prior)
             return legal[top]
         if self.view is None:
             raise ValueError("IsmctsAgent has no view of the game: drive it with "

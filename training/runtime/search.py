@@ -182,6 +182,13 @@ def outcomes(states: Sequence[State], seat: int, value: str, critic: MLPPolicy |
     return values
 
 
+def one_candidate(prior: float, min_prior: float) -> str:
+    """Why a search did not search (the browser app and records show it): the prior, ``prior`` on the move played,
+    leaves no other move at ``min_prior`` or above."""
+    return (f"the prior leaves one candidate, this move at {100 * prior:.1f} %: every other legal move is under "
+            f"min_prior={min_prior:g}")
+
+
 # --------------------------------------------------------------------------- the agent
 class SearchAgent:
     """Determinized root search (see the module docstring). Needs its seat's view: whoever drives the game
@@ -235,8 +242,7 @@ class SearchAgent:
         """Why the prior left one candidate (with more than one legal move): ``prior`` is that move's."""
         if self.settings.k == 1:
             return f"k=1 keeps only the prior's likeliest move, this one at {100 * prior:.1f} %"
-        return (f"the prior leaves one candidate, this move at {100 * prior:.1f} %: every other legal move is under "
-                f"min_prior={self.settings.min_prior:g}")
+        return one_candidate(prior, self.settings.min_prior)
 
     def candidates(self, observation: np.ndarray, legal: list[int]) -> tuple[list[int], np.ndarray]:
         """The moves worth searching, most likely first, and their log prior (uniform without a network)."""
