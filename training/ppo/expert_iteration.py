@@ -153,13 +153,18 @@ def record_chunk(settings: Settings, chunk: int) -> dict[str, np.ndarray]:
             "margins": np.array(margins, np.float64)}
 
 
+def chunks(games: int) -> range:
+    """The numbers of the chunks that ``games`` games fill (the last one may hold fewer than ``CHUNK``)."""
+    return range(-(-games // CHUNK))
+
+
 def chunk_path(out: Path, chunk: int) -> Path:
     return out / "chunks" / f"chunk_{chunk:05d}.npz"
 
 
 def recorded_games(settings: Settings, out: Path) -> int:
     """How many of ``settings.games`` games are saved in ``out/chunks``."""
-    return sum(min(CHUNK, settings.games - c * CHUNK) for c in range(-(-settings.games // CHUNK))
+    return sum(min(CHUNK, settings.games - c * CHUNK) for c in chunks(settings.games)
                if chunk_path(out, c).is_file())
 
 
@@ -176,7 +181,7 @@ def _record_compressed(settings: Settings, chunk: int) -> tuple[int, int, bytes]
 def record(settings: Settings, out: Path, workers: int = 1, progress: bool = True) -> None:
     """Play every chunk not yet saved in ``out/chunks``, in ``workers`` processes."""
     (out / "chunks").mkdir(parents=True, exist_ok=True)
-    todo = [c for c in range(-(-settings.games // CHUNK)) if not chunk_path(out, c).is_file()]
+    todo = [c for c in chunks(settings.games) if not chunk_path(out, c).is_file()]
     with tqdm(total=settings.games, initial=recorded_games(settings, out), unit="game", desc="search games",
               disable=not progress, mininterval=1) as bar:
         for chunk, games, payload in parallel_map(_record_compressed, [(settings, c) for c in todo], workers,
@@ -189,7 +194,7 @@ def load_chunks(out: Path, games: int) -> tuple[dict[str, np.ndarray], dict[str,
     """The recorded decisions of the first ``games`` games: (fit part, held-out part). A chunk recorded before
     outcomes were has NaN outcomes (the fit leaves those decisions out of the critic's loss)."""
     parts: dict[bool, list] = {True: [], False: []}
-    for c in range(-(-games // CHUNK)):
+    for c in chunks(games):
         with np.load(chunk_path(out, c)) as data:
             chunk = {k: data[k] for k in KEYS if k in data.files}
         chunk.setdefault("outcomes", np.full(len(chunk["actions"]), np.nan, np.float32))
@@ -207,7 +212,7 @@ def join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 def recording_minutes(out: Path, games: int) -> float:
     """CPU minutes the chunks of ``games`` games took to record (a chunk saved without its time counts 0)."""
     seconds = 0.0
-    for c in range(-(-games // CHUNK)):
+    for c in chunks(games):
         with np.load(chunk_path(out, c)) as data:
             seconds += float(data["seconds"]) if "seconds" in data.files else 0.0
     return seconds / 60
@@ -366,10 +371,10 @@ def summary(row: dict[str, Any]) -> str:
 
 
 def run_generations(settings: Settings, out: Path, workers: int = 1, progress: bool = True) -> Path:
-    """``settings.generations`` generations in ``out/gen-1``, ``gen-2``, …; a candidate whose margin over the last
-    accepted policy is above 0 becomes the next generation's search network, and the next fit pools only the
-    generations recorded with that network (a rejected candidate's data are pooled into the next fit, an
-    accepted one's are not). Writes ``generations.csv`` and ``policy.safetensors``, the last accepted policy."""
+    """``settings.generations`` generations in ``out/gen-1``, ``gen-2``, …; a candidate the gate accepts
+    (:func:`accepted`, by ``settings.gate_rule``) becomes the next generation's search network, and the next fit
+    pools only the generations recorded with that network (a rejected candidate's data are pooled into the next
+    fit, an accepted one's are not). Writes ``generations.csv`` and ``policy.safetensors``, the last accepted policy."""
     say = tqdm.write if progress else print
     last, pool, rows = settings.policy, [], []
     for k in range(1, settings.generations + 1):
