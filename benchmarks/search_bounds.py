@@ -2,8 +2,9 @@
 
     python benchmarks/search_bounds.py hand lost_cities search heuristic --games 100 --seed 1
     python benchmarks/search_bounds.py full lost_cities search:worlds=1 heuristic --games 100 --seed 1
-    python benchmarks/search_bounds.py full five_towers search:worlds=8,opponents=random,value=returns random \
-        --players 5 --one-vs-rest --games 200 --seed 1
+    python benchmarks/search_bounds.py full five_towers \
+        search:worlds=16,k=22,min_prior=0,c=0,opponents=random,value=returns random \
+        --players 5 --one-vs-rest --games 400 --seed 1
 
 A measurement, never a player: the search agent's sampled worlds (`SeatView.sample`, normally
 `State.sample_hidden`: the opponent's hand and the deck order drawn again from what the seat has seen) are
