@@ -108,6 +108,7 @@ class Config(Run):
     num_workers: int = 0  # batched: processes the games are shared between (0: in the training process)
     seat: int | str = "random"  # the learner's seat: random each episode, or a fixed seat
     margin_reward: float = 0.0  # adds this × (own score − mean of the others') to the terminal reward
+    skip_forced: bool = False  # the learner's decisions with one legal action are played for it: the same games
     # Fine-tune: a fresh run starts from this policy's weights ("pretrained" or a checkpoint / run dir);
     # its network must have the sizes of `network`.
     init_from: str | None = None

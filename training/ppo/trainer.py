@@ -107,7 +107,7 @@ class Trainer:
         self.env_kwargs = {"game": c.game, "game_options": c.game_options, "seat": c.seat,
                            "opponents": c.opponents.mix, "network": self.network,
                            "snapshot_deterministic": c.opponents.snapshot_deterministic,
-                           "margin_reward": c.margin_reward}
+                           "margin_reward": c.margin_reward, "skip_forced": c.skip_forced}
         SingleSeatEnv(**self.env_kwargs)  # the seat and the opponent mix (every agent in it) check out
         self.policy_kwargs = {"net_arch": {"pi": self.network["pi"], "vf": self.network["vf"]},
                               "activation_fn": torch_activation(c.network.activation)}

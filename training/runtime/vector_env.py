@@ -14,6 +14,8 @@ forward pass per network and round) and writes observations, masks, rewards and 
 * Seeds: ``reset(seed=s)`` seeds game i with ``s + i`` (or a list, one seed per game): game i then plays exactly
   the episodes of ``gymnasium.make("tabletop/<game>-v0", ...)`` reset with ``seed=s + i`` and given the same
   actions, whatever the opponents.
+* ``skip_forced=True``: the learner's decisions with one legal action are played for it (the same games in fewer
+  steps); ``info["forced"]`` counts them per game since its last observation.
 * Rewards, illegal actions (the episode ends with −1, nothing is played) and the end-of-episode info are those of
   the single env (docs/training.md, "Single-agent Gymnasium ids").
 * ``num_workers=k`` (:class:`ShardedSeatVectorEnv`) splits the games across k worker processes, each a
@@ -49,7 +51,8 @@ class SeatVectors(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, game: str, num_envs: int, game_options: Mapping[str, Any] | None, copy: bool):
+    def __init__(self, game: str, num_envs: int, game_options: Mapping[str, Any] | None, copy: bool,
+                 skip_forced: bool = False):
         if type(num_envs) is not int or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} is not allowed; expected a whole number >= 1")
         self.game = envs.game_class(game)(**dict(game_options or {}))
@@ -59,6 +62,7 @@ class SeatVectors(VectorEnv):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.render_mode = None
         self.copy = copy
+        self.skip_forced = skip_forced
         self._started = False
         self.ended: list[tuple[int, np.ndarray, dict[str, Any]]] = []  # the last step's (game, final obs, info)
 
@@ -70,12 +74,14 @@ class SeatVectors(VectorEnv):
 
     def _results(self, seats: np.ndarray | None = None) -> Any:
         """What ``reset`` (with the seats) or ``step`` returns, from the arrays and ``self.ended``."""
+        forced = {"forced": self._out(self._forced)} if self.skip_forced else {}
         if seats is not None:
-            return self._out(self._observations), {"seat": seats, "action_mask": self._out(self._masks)}
+            return self._out(self._observations), {"seat": seats, "action_mask": self._out(self._masks), **forced}
         infos: dict[str, Any] = {}
         for i, observation, info in self.ended:
             infos = self._add_info(infos, {"final_obs": observation, "final_info": info}, i)
         infos["action_mask"] = self._out(self._masks)
+        infos.update(forced)
         return (self._out(self._observations), self._out(self._rewards), self._out(self._terminations),
                 self._out(self._truncations), infos)
 
@@ -86,6 +92,7 @@ class SeatVectors(VectorEnv):
         self._rewards = allocate((n,), np.float64)
         self._terminations = allocate((n,), np.bool_)
         self._truncations = allocate((n,), np.bool_)
+        self._forced = allocate((n,), np.int32)  # the learner's decisions played for it since its last observation
 
     def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None]:
         if seed is None or isinstance(seed, int | np.integer) and not isinstance(seed, bool):
@@ -124,15 +131,14 @@ class SeatVectorEnv(SeatVectors):
     def __init__(self, game: str, num_envs: int, game_options: Mapping[str, Any] | None = None,
                  opponents: Mapping[str, float] | None = None, seat: int | str = "random",
                  network: Mapping[str, Any] | None = None, snapshot_deterministic: bool = False,
-                 margin_reward: float = 0.0, copy: bool = True):
-        super().__init__(game, num_envs, game_options, copy)
+                 margin_reward: float = 0.0, skip_forced: bool = False, copy: bool = True):
+        super().__init__(game, num_envs, game_options, copy, skip_forced)
         mix = {"random": 1.0} if opponents is None else opponents
         first = OpponentMix(self.game, mix, network, snapshot_deterministic)  # checks the mix, reads each file once
-        self.tables = [Table(self.game, first, seat, margin_reward)] + [
+        self.tables = [Table(self.game, first, seat, margin_reward, skip_forced)] + [
             Table(self.game, OpponentMix(self.game, mix, network, snapshot_deterministic, first.factories), seat,
-                  margin_reward) for _ in range(num_envs - 1)]
+                  margin_reward, skip_forced) for _ in range(num_envs - 1)]
         self._allocate()
-        self._index = np.arange(num_envs)
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -150,13 +156,11 @@ class SeatVectorEnv(SeatVectors):
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One decision of the learner in every game; opponents play until each game waits on the learner again."""
         actions = self._check(actions)
-        legal = self._masks[self._index, actions].astype(bool)
         reasons = {}
         for i, table in enumerate(self.tables):
-            if legal[i]:
-                table.state.apply_action(int(actions[i]))
-            else:
-                reasons[i] = table.forfeit(int(actions[i]))
+            reason = table.play(int(actions[i]))
+            if reason is not None:
+                reasons[i] = reason
         play_opponents(self.tables)
         self._rewards[:] = 0.0
         self._terminations[:] = False
@@ -185,13 +189,14 @@ class SeatVectorEnv(SeatVectors):
             table.mix.set_pool(policies)
 
     def _write(self, i: int) -> None:
-        state = self.tables[i].state
-        state.observation(self.tables[i].seat, out=self._observations[i])
-        self._masks[i] = state.action_mask()
+        table = self.tables[i]
+        table.state.observation(table.seat, out=self._observations[i])
+        self._masks[i] = table.state.action_mask()
+        self._forced[i] = table.forced
 
 
 START_METHOD = "forkserver"  # as SubprocVecEnv: no fork of a process that may hold threads (torch, BLAS)
-ARRAYS = ("_observations", "_masks", "_rewards", "_terminations", "_truncations")
+ARRAYS = ("_observations", "_masks", "_rewards", "_terminations", "_truncations", "_forced")
 
 
 class ShardedSeatVectorEnv(SeatVectors):
@@ -199,7 +204,7 @@ class ShardedSeatVectorEnv(SeatVectors):
     divide evenly); the arguments are those of :class:`SeatVectorEnv`."""
 
     def __init__(self, game: str, num_envs: int, num_workers: int, copy: bool = True, **kwargs: Any):
-        super().__init__(game, num_envs, kwargs.get("game_options"), copy)
+        super().__init__(game, num_envs, kwargs.get("game_options"), copy, kwargs.get("skip_forced", False))
         if type(num_workers) is not int or not 1 <= num_workers <= num_envs:
             raise ValueError(f"num_workers={num_workers!r} is not allowed; expected a whole number from 1 to "
                              f"num_envs={num_envs} (0 or None: the games in this process)")
@@ -321,17 +326,18 @@ def _serve(pipe: Connection, buffers: list, lo: int, hi: int, game: str, kwargs:
 
 
 def seat_vector_env(game: str, num_envs: int, opponent: str | os.PathLike | Mapping[str, float] = "random",
-                    seat: int | str = "random", num_workers: int | None = None, render_mode: str | None = None,
-                    **game_options: Any) -> SeatVectors:
+                    seat: int | str = "random", num_workers: int | None = None, skip_forced: bool = False,
+                    render_mode: str | None = None, **game_options: Any) -> SeatVectors:
     """What ``gymnasium.make_vec("tabletop/<game>-v0", num_envs=N, ...)`` builds (the ids' ``vector_entry_point``):
     ``opponent`` and ``seat`` as for ``gymnasium.make``
     (:func:`~tabletop_rl.training.runtime.single_seat.single_seat_env`), every other keyword an option of the game;
-    ``num_workers`` processes share the games between them (none: all in this process)."""
+    ``num_workers`` processes share the games between them (none: all in this process); ``skip_forced=True`` plays
+    the learner's decisions that have one legal action for it (``info["forced"]``: how many, per game)."""
     if render_mode is not None:
         raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; render one game with "
                          "gymnasium.make(..., render_mode='ansi')")
     return batched_env(game, num_envs, num_workers, game_options=game_options, opponents=opponent_mix(opponent),
-                       seat=seat)
+                       seat=seat, skip_forced=skip_forced)
 
 
 def batched_env(game: str, num_envs: int, num_workers: int | None = None, **kwargs: Any) -> SeatVectors:
