@@ -105,6 +105,7 @@ VEC_ENVS = ("auto", "subproc", "dummy", "batched")
 class Config(Run):
     total_timesteps: int = 200_000
     max_minutes: float | None = None  # wall-clock cap of one invocation; stops cleanly with a checkpoint
+    max_games: int | None = None  # learner games of experience (episodes ended) after which PPO stops, as max_minutes
     n_envs: int | None = None  # None: one per CPU core
     vec_env: str = "auto"  # auto (subproc if n_envs > 1), subproc, dummy or batched (every game in one SeatVectorEnv)
     num_workers: int = 0  # batched: processes the games are shared between (0: in the training process)
@@ -139,7 +140,7 @@ class Config(Run):
 
 
 # keys that may differ when a run is resumed: they steer the run, not what is being learned
-RESUMABLE_KEYS = {"total_timesteps", "max_minutes", "n_envs", "vec_env", "num_workers", "torch_threads",
+RESUMABLE_KEYS = {"total_timesteps", "max_minutes", "max_games", "n_envs", "vec_env", "num_workers", "torch_threads",
                   "checkpoint_every", "keep_checkpoints", "progress_bar", "runs_dir", "eval"}
 
 
@@ -310,6 +311,8 @@ def _check_values(c: Config) -> None:
         problems.append(f"warm_start.workers must be >= 1 or null (got {c.warm_start.workers})")
     if c.n_envs is not None and c.n_envs < 1:
         problems.append(f"n_envs must be >= 1 or null (got {c.n_envs})")
+    if c.max_games is not None and c.max_games <= 0:
+        problems.append(f"max_games must be > 0 or null (got {c.max_games})")
     if c.max_minutes is not None and c.max_minutes <= 0:
         problems.append(f"max_minutes must be > 0 or null (got {c.max_minutes})")
     if not 0 <= c.num_workers <= c.num_envs:

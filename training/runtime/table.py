@@ -152,7 +152,8 @@ def play_opponents(tables: Sequence[Table]) -> None:
     Agents that need no network play on at once — a random agent draws from the legal actions without an
     observation (it reads none), any other agent acts alone on its seat's view — until each table waits on its
     learner, is over, or waits on a network; then every table waiting on the same network (the shipped policy, a
-    self-play snapshot) is decided in one forward pass, and the round begins again. Each table's decisions come
+    self-play snapshot) is decided in one forward pass, and the round begins again. A network's decision with one
+    legal action needs no forward pass. Each table's decisions come
     in its own order whatever the other tables do."""
     waiting = tables
     while waiting:
@@ -173,6 +174,9 @@ def play_opponents(tables: Sequence[Table]) -> None:
                 agent = table.seated[p][1]
                 kind = type(agent)
                 if kind is PolicyAgent:
+                    if len(legal := state.legal_actions()) == 1:  # no forward pass for a forced decision
+                        state.apply_action(agent.only(legal[0]))
+                        continue
                     batches.setdefault(id(agent.policy), []).append((table, agent))
                     break
                 if kind is RandomAgent:
