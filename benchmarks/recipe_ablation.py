@@ -58,7 +58,8 @@ def train(config: str, name: str, seed: int, games: int, overrides: list[str], r
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     state = json.loads(sorted((run / "checkpoints").glob("step_*.json"))[-1].read_text())
     rate = re.search(r"([\d.]+) games/s", (run / "report.md").read_text())
-    return {"run": str(run), "games": state["trainer"]["games"], "steps": state["step"], "games_per_second": float(rate[1]) if rate else None}
+    return {"run": str(run), "games": state["trainer"]["games"], "steps": state["step"],
+            "games_per_second": float(rate[1]) if rate else None}
 
 
 def play(policy: str, game_name: str, options: dict, opponent: str, deals: int, progress: tqdm) -> np.ndarray:

@@ -5,8 +5,8 @@ starts from about the teacher's level with a value function that already means s
 gives that seat, the mask, the action, the seat's final reward). With ``random_seats``, a random player takes
 that share of the seats instead (drawn per seat and game; its moves are not recorded), so that the teacher is
 also imitated where random play leads and its own games never go. With ``skip_forced``, decisions with one legal
-action are not recorded: the learner will not see them (their cross-entropy is zero anyway). The games are played in chunks of ``CHUNK``
-over ``workers`` processes; chunk c is seeded ``(seed, 1, c)``, so the data do not depend on how many processes
+action are not recorded: the learner will not see them (their cross-entropy is zero anyway). The games are played
+in chunks of ``CHUNK`` over ``workers`` processes; chunk c is seeded ``(seed, 1, c)``, so the data do not depend on how many processes
 played them. Observations are kept sparse (:class:`~tabletop_rl.training.ppo.sparse_rows.SparseRows`).
 :func:`imitate` fits the policy and its value head to them with the imitation fitter.
 """
