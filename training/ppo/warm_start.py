@@ -7,7 +7,7 @@ that share of the seats instead (drawn per seat and game; its moves are not reco
 also imitated where random play leads and its own games never go. With ``skip_forced``, decisions with one legal
 action are not recorded: the learner will not see them (their cross-entropy is zero anyway). The games are played
 in chunks of ``CHUNK`` over ``workers`` processes; chunk c is seeded ``(seed, 1, c)``, so the data do not depend on
-how many processes played them. Observations are kept sparse (:class:`~tabletop_rl.training.ppo.sparse_rows.SparseRows`).
+how many processes played them. Observations are sparse (:class:`~tabletop_rl.training.ppo.sparse_rows.SparseRows`).
 :func:`imitate` fits the policy and its value head to them with the imitation fitter.
 """
 
