@@ -92,6 +92,16 @@ def test_margin_reward_adds_the_score_margin_at_the_end():
     assert rewards[-1] == pytest.approx(expected + 0.01 * info["margin"])
 
 
+def test_outcome_reward_zero_makes_the_margin_the_whole_objective():
+    env = SingleSeatEnv("palazzo", game_options={"num_players": 3}, opponents={"heuristic": 1}, margin_reward=0.02,
+                        outcome_reward=0.0)
+    env.reset(seed=5)
+    rewards, expected, info = random_episode(env, np.random.default_rng(5))
+    assert expected != 0 and rewards[-1] == pytest.approx(0.02 * info["margin"])
+    with pytest.raises(ValueError, match="outcome_reward and margin_reward are both 0"):
+        load_config(None, ["game=palazzo", "outcome_reward=0"])
+
+
 def test_opponents_see_only_their_own_observation():
     """Opponents get env.observe(their seat) — never the learner's hand or the engine state."""
     env = SingleSeatEnv("lost_cities", opponents={"random": 1}, seat=0)

@@ -111,6 +111,7 @@ class Config(Run):
     num_workers: int = 0  # batched: processes the games are shared between (0: in the training process)
     seat: int | str = "random"  # the learner's seat: random each episode, or a fixed seat
     margin_reward: float = 0.0  # adds this × (own score − mean of the others') to the terminal reward
+    outcome_reward: float = 1.0  # the weight of the win/loss return in it (0: the margin alone is the objective)
     skip_forced: bool = False  # the learner's decisions with one legal action are played for it: the same games
     # Fine-tune: a fresh run starts from this policy's weights ("pretrained" or a checkpoint / run dir);
     # its network must have the sizes of `network`.
@@ -299,8 +300,10 @@ def _check_values(c: Config) -> None:
     except ValueError as error:
         problems.append(str(error))
     non_negative = {"eval.every": c.eval.every, "ppo.ent_coef": c.ppo.ent_coef, "ppo.vf_coef": c.ppo.vf_coef,
-                    "margin_reward": c.margin_reward}
+                    "margin_reward": c.margin_reward, "outcome_reward": c.outcome_reward}
     problems += [f"{k} must be >= 0 (got {v})" for k, v in non_negative.items() if v < 0]
+    if c.outcome_reward == 0 == c.margin_reward:
+        problems.append("outcome_reward and margin_reward are both 0: the learner would get no reward")
     if c.ppo.batch_size < 2:
         problems.append(f"ppo.batch_size must be >= 2 (got {c.ppo.batch_size})")
     if c.ppo.target_kl is not None and c.ppo.target_kl <= 0:

@@ -112,7 +112,8 @@ class Trainer:
         self.env_kwargs = {"game": c.game, "game_options": c.game_options, "seat": c.seat,
                            "opponents": c.opponents.mix, "network": self.network,
                            "snapshot_deterministic": c.opponents.snapshot_deterministic,
-                           "margin_reward": c.margin_reward, "skip_forced": c.skip_forced}
+                           "margin_reward": c.margin_reward, "outcome_reward": c.outcome_reward,
+                           "skip_forced": c.skip_forced}
         SingleSeatEnv(**self.env_kwargs)  # the seat and the opponent mix (every agent in it) check out
         self.policy_kwargs = {"network": self.network}
         self.pool = SnapshotPool(c.opponents.pool_size)
@@ -170,7 +171,7 @@ class Trainer:
         c, w = self.config, self.config.warm_start
         began = time.monotonic()
         say(f"warm start: imitating {w.teacher} in {w.games} games ...", None)
-        data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward,
+        data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward, c.outcome_reward,
                              workers=w.workers or os.cpu_count() or 1, progress=c.progress_bar,
                              random_seats=w.random_seats, skip_forced=c.skip_forced)
         fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed)
@@ -212,7 +213,7 @@ class Trainer:
         learner = PolicyAgent(MLPPolicy(weights_of(model.policy), self.info(step)),
                               deterministic=c.eval.deterministic, seed=c.seed)
         records = [{**evaluate(learner, c.game, c.game_options, opponent, games, c.seed, step),
-                    "trained_games": self.games} for opponent in c.eval.opponents]
+                    "trained_games": self.games, "minutes": round(self.minutes(), 3)} for opponent in c.eval.opponents]
         for r in records:
             tag = f"eval/{r['opponent']}"
             model.logger.record(f"{tag}/win_rate", r["win_rate"])

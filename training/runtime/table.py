@@ -33,7 +33,7 @@ class Table:
     """One seat of ``game`` for the learner, the other seats played by agents drawn from ``mix`` per episode."""
 
     def __init__(self, game: Game, mix: OpponentMix, seat: int | str = "random", margin_reward: float = 0.0,
-                 skip_forced: bool = False):
+                 skip_forced: bool = False, outcome_reward: float = 1.0):
         n = game.num_players
         if type(skip_forced) is not bool:
             raise ValueError(f"skip_forced={skip_forced!r} is not allowed; expected True or False")
@@ -43,6 +43,7 @@ class Table:
         self.mix = mix
         self.seat_choice = seat
         self.margin_reward = margin_reward
+        self.outcome_reward = outcome_reward
         self.skip_forced = skip_forced  # the learner's decisions with one legal action are played for it
         self.forced = 0  # its decisions played for it since it last got an observation
         self.forced_in_episode = 0
@@ -125,9 +126,7 @@ class Table:
         if self.forfeited:
             return ILLEGAL_REWARD, True, False
         truncated = self.state.is_truncated()
-        reward = float(self.state.returns()[self.seat])
-        if self.margin_reward and not truncated:
-            reward += self.margin_reward * float(score_margins(self.state.scores())[self.seat])
+        reward = float(training_rewards(self.state, self.outcome_reward, self.margin_reward)[self.seat])
         return reward, not truncated, truncated
 
     def end_info(self) -> dict[str, Any]:
@@ -142,6 +141,17 @@ class Table:
             if scores is not None:
                 info.update(scores=list(scores), margin=float(score_margins(scores)[self.seat]))
         return info
+
+
+def training_rewards(state: State, outcome_reward: float = 1.0, margin_reward: float = 0.0) -> np.ndarray:
+    """Every seat's reward for a game that ended: ``outcome_reward`` × its return (win/loss, ``State.returns``) plus
+    ``margin_reward`` × its score margin (own score − the others' mean; none when the game was truncated). With
+    ``outcome_reward=0`` the objective is the margin alone (Lost Cities: ``margin_reward=0.02`` is the score
+    difference / 50)."""
+    rewards = outcome_reward * state.returns()
+    if margin_reward and not state.is_truncated():
+        rewards = rewards + margin_reward * np.asarray(score_margins(state.scores()), float)
+    return rewards
 
 
 def play_opponents(tables: Sequence[Table]) -> None:
