@@ -13,14 +13,22 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..envs.core.extras import install_hint
 from ..envs.core.files import new_folder
 from . import cli
 from .cli import ArgumentParser, set_flags
 from .cli.shell import command
 from .cli.stopping import exit_code
 from .ppo.config import dump, saved_config
-from .rllib_ppo.config import RESUMABLE_KEYS, RllibConfig, read_config
-from .rllib_ppo.trainer import checkpoint_iteration, latest_checkpoint, train
+
+try:  # ray lives in its own venv (make setup-rllib): .venv has none
+    from .rllib_ppo.config import RESUMABLE_KEYS, RllibConfig, read_config
+    from .rllib_ppo.trainer import checkpoint_iteration, latest_checkpoint, train
+except ModuleNotFoundError as error:
+    if (error.name or "").partition(".")[0] not in ("ray", "torch"):
+        raise
+    raise SystemExit(f"RLlib training needs the 'rllib' extra ({error.name} is not installed): "
+                     f"{install_hint('rllib')} (or make setup-rllib)") from None
 
 PROG = "python -m tabletop_rl.training.rllib"
 
