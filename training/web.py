@@ -1,4 +1,4 @@
-"""Serve the browser app (docs/web.md); ``python -m tabletop_rl.web`` is the short form of this command.
+"""Serve the browser app (docs/web.md); python -m tabletop_rl.web is the short form of this command.
 
     python -m tabletop_rl.web
     python -m tabletop_rl.web runs/lc/policy.safetensors --port 8080 --records runs/games

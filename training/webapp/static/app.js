@@ -300,7 +300,7 @@ async function showRecords() {
       say(error.message);
     }
   });
-  main.replaceChildren(el("h2", {}, "Replays"), el("p", {}, "Open a record of your computer (at most 5 MB): ", upload),
+  main.replaceChildren(el("h2", {}, "Replays"), el("p", {}, "Open a record file from your computer (at most 5 MB): ", upload),
     el("h3", {}, "The records folder"),
     records.length ? el("ul", { class: "records", id: "records" }, records.map((r) => el("li", {},
       el("a", { href: "#", onclick: (e) => { e.preventDefault(); openRecord(r.name); } }, r.name),
