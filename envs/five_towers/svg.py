@@ -10,7 +10,8 @@ first letters as well as its colour; a legend says what the marks mean.
 Clickable legal moves (``data-actions``), for the seat to act seen by itself or by the whole table:
 
 - TEAR DOWN type t (``7 + t``): the top card of that seat's tower t;
-- TAKE slot s (``12 + s``) and PLACE the card of slot s (``17 + s``): the card in display slot s.
+- TAKE slot s (``12 + s``) and PLACE the card of slot s (``17 + s``): the card in display slot s; PLACE also the
+  tower the card goes onto (its top card, or its empty place), so that the tower is marked too.
 
 PASS, the bids (``0–5``) and TEAR DOWN none (``6``) have no spot: the app lists them in words.
 """
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..core import svg as s
 from ..core.game import TERMINAL
-from .game import EMPTY, NUM_SLOTS, NUM_TYPES, PLACE, PLACED, TAKE, TEAR, TEARDOWN, TYPE_NAMES
+from .game import EMPTY, NUM_SLOTS, NUM_TYPES, PLACE, PLACED, PLACING, TAKE, TEAR, TEARDOWN, TYPE_NAMES
 from .render import SLOT_NOTES, bid_text, heading, next_cards, status
 
 if TYPE_CHECKING:
@@ -106,22 +107,26 @@ def _panel(out: s.Svg, state: State, p: int, viewer: int | None, you: bool, acti
     out.text(x0 + PANEL_W - GAP, y0 + LINE, f"{state.score(p)} points", 14, s.INK, "end", True)
     out.text(x0 + GAP, y0 + 2 * LINE, bid_text(state, p), 12, s.MUTED)
     tearing = acting and state.phase_id == TEARDOWN
+    placing = [PLACE + slot for slot in range(NUM_SLOTS) if acting and state.phase_id == PLACING
+               and PLACE + slot in actions]
     base = y0 + 2 * LINE + 14 + TOWER_H - TH  # the bottom card's top
     for t in range(NUM_TYPES):
         x = x0 + GAP + t * (TW + GAP)
         tower = state.towers[p][t]
         name = TYPE_NAMES[t]
         out.text(x + TW / 2, base + TH + 16, name, 11, s.MUTED, "middle")
+        onto = [a for a in placing if state.display[a - PLACE] >> 4 == t]  # the taken cards of this type
         if not tower:
-            out.outline(x, base, TW, TH, COLOURS[t], "blocked" if state.blocked[p][t] else "", 10)
-            if state.blocked[p][t]:
-                out.line(x + 4, base + 4, x + TW - 4, base + TH - 4, COLOURS[t], 2)
+            with out.spot((x, base, TW, TH), f"player {p}'s {name} tower, empty", onto):
+                out.outline(x, base, TW, TH, COLOURS[t], "blocked" if state.blocked[p][t] else "", 10)
+                if state.blocked[p][t]:
+                    out.line(x + 4, base + 4, x + TW - 4, base + TH - 4, COLOURS[t], 2)
             continue
         shown = tower[-SHOWN:]
         for i, v in enumerate(shown):
             y = base - i * STRIP
             top = i == len(shown) - 1
-            ids = s.among(actions, TEAR + t) if top and tearing else []
+            ids = (s.among(actions, TEAR + t) if tearing else onto) if top else []
             title = f"player {p}'s {name} tower, " + \
                 (f"top card {v}, {s.count(len(tower), 'card')}" if top else f"card {v}")
             out.card(x, y, TW, TH, COLOURS[t], str(v), title, ids, MARKS[t] if top else "",

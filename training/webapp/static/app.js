@@ -144,6 +144,27 @@ function showNew() {
   options();
 }
 
+// ------------------------------------------------------------------------------------------ the table's size
+const READABLE = 11;    // px: the smallest text of a table is drawn at least this large
+const PANEL_MIN = 270;  // px: the panel's least width (app.css), beside which the table gets the rest
+
+// The table as large as the window allows, and never so small that its smallest text is under READABLE px: a tall
+// table then scrolls with the page, a wide one takes the width beside the panel (and scrolls sideways past it).
+function fit() {
+  const svg = document.querySelector("#table svg");
+  if (!svg) return;
+  const box = svg.viewBox.baseVal;
+  const sizes = [...svg.querySelectorAll("text")].map((t) => Number(t.getAttribute("font-size"))).filter((x) => x > 0);
+  const least = READABLE / Math.min(13, ...sizes);
+  const layout = svg.closest(".layout");
+  const wide = (layout.clientWidth - PANEL_MIN - 12) / box.width;  // 12: the layout's gap
+  const high = (window.innerHeight - layout.getBoundingClientRect().top - window.scrollY - 8) / box.height;
+  const scale = Math.max(least, Math.min(wide, high));
+  svg.style.width = `${Math.floor(box.width * scale)}px`;
+  svg.style.height = `${Math.floor(box.height * scale)}px`;
+}
+window.addEventListener("resize", fit);
+
 // ------------------------------------------------------------------------------------------ play
 function closeChooser() {
   document.querySelectorAll(".chooser").forEach((c) => c.remove());
@@ -166,6 +187,7 @@ function clickable(table, words, play) {
   });
 }
 
+// The scores as the game counts them (Lost Cities: the match totals); during a game the table shows each seat's.
 function scoresText(view) {
   return view.scores.map((s, seat) => `${seatName(view, seat)}: ${s}`).join("; ");
 }
@@ -186,7 +208,11 @@ function notesBox(notes, words, seat) {
   const parts = [];
   if (notes.choice) parts.push(el("p", { class: "choice" }, `${notes.agent} would play: `, el("strong", {}, notes.choice.text)));
   if (notes.policy) {
-    parts.push(el("p", {}, `Policy value for player ${seat}: ${notes.policy.value.toFixed(3)}`));
+    const value = notes.policy.value;
+    parts.push(el("p", { class: "value" }, `Policy value for player ${seat}: ${value >= 0 ? "+" : ""}${value.toFixed(2)}`,
+      el("br"), el("span", { class: "doc" }, "the policy's estimate of this seat's reward at the end: +1 for a win, " +
+        "−1 for a loss, plus (for a policy trained with a margin bonus) a small share of the score margin, so it " +
+        "may pass ±1")));
     parts.push(el("table", { class: "notes" }, el("tr", {}, el("th", {}, "move"), el("th", {}, "probability")),
       notes.policy.top.map((m) => el("tr", {}, el("td", {}, m.text ?? words[m.action]), el("td", {}, `${(100 * m.probability).toFixed(1)} %`)))));
   }
@@ -240,14 +266,18 @@ function showPlay(view) {
   };
   clickable(table, words, play);
   const you = view.viewer === null ? "You are watching." : `You are player ${view.viewer}.`;
-  const status = el("section", { id: "status" }, el("h3", {}, `${view.title}`), el("p", {}, you),
-    el("p", {}, `Scores: ${scoresText(view)}`));
+  const status = el("section", { id: "status" }, el("h3", {}, `${view.title}`), el("p", {}, you));
   const panel = el("div", { class: "panel" }, status);
   if (view.waiting === "human") {
-    status.append(el("p", { id: "turn" }, el("strong", {}, `Your move, player ${view.to_move}`), ` (${view.phase}): click a highlighted spot on the table or a move below.`));
+    const only = view.legal.length === 1 && autoplay();
+    const spots = table.querySelector(".legal") !== null;
+    const how = only ? `your only move, ${view.legal[0].text}, is played for you…`
+      : spots ? "click a highlighted spot on the table or a move below." : "choose a move below.";
+    status.append(el("p", { id: "turn" }, el("strong", {}, `Your move, player ${view.to_move}`), ` (${view.phase}): ${how}`));
     panel.append(el("section", { class: "moves", id: "moves" }, el("h3", {}, "Legal moves"),
       view.legal.map((m) => el("button", { type: "button", "data-action": m.action, onclick: () => play(m.action) }, m.text))));
     panel.append(askBox(game.agents, (agent) => api("POST", `/api/games/${view.id}/ask`, { agent })));
+    if (only) timer = setTimeout(() => location.hash === route && play(view.legal[0].action), delay());
   } else if (view.waiting === "agent") {
     status.append(el("p", { class: "thinking", id: "turn" }, `${seatName(view, view.to_move)} is thinking…`));
     timer = setTimeout(async () => {
@@ -256,7 +286,7 @@ function showPlay(view) {
       } catch (error) {
         say(error.message);
       }
-    }, Number(localStorage.getItem("agentDelay") ?? 300));  // ms between agents' moves, to follow them
+    }, delay());
   } else {
     const end = el("section", { id: "end" }, el("h3", {}, "Game over"), el("p", { id: "result" }, resultText(view, view.viewer)),
       el("p", {}, `Final scores: ${scoresText(view)}`));
@@ -272,9 +302,31 @@ function showPlay(view) {
   panel.append(el("section", {}, el("h3", {}, "Moves"), el("ol", { class: "log", id: "log" },
     view.log.map((entry, i) => el("li", {}, el("span", { class: "number" }, `${first + i}.`),
       el("span", {}, `${seatName(view, entry.seat)}: ${entry.text}`))))));
+  if (view.waiting !== null) status.append(autoplaySetting(() => showPlay(view)));
   main.replaceChildren(el("div", { class: "layout" }, table, panel));
+  fit();
   const log = document.getElementById("log");
   log.scrollTop = log.scrollHeight;
+}
+
+function delay() {
+  return Number(localStorage.getItem("agentDelay") ?? 300);  // ms before a move made for someone, to follow it
+}
+
+// Whether a person's only legal move is played for them (on unless turned off; kept in this browser).
+function autoplay() {
+  return localStorage.getItem("autoplay") !== "off";
+}
+
+function autoplaySetting(redraw) {
+  const box = el("input", { type: "checkbox", id: "autoplay" });
+  box.checked = autoplay();
+  box.addEventListener("change", () => {
+    localStorage.setItem("autoplay", box.checked ? "on" : "off");
+    clearTimeout(timer);
+    redraw();
+  });
+  return el("p", { class: "setting" }, el("label", {}, box, " play my move for me when it is the only one"));
 }
 
 // ------------------------------------------------------------------------------------------ records, replay
@@ -328,8 +380,7 @@ async function showReplay(id, step, viewer) {
       onclick: () => { sessionStorage.setItem("playing", playing ? "" : id); route === location.hash && showReplay(id, step, viewer); } }, playing ? "pause" : "play"),
     el("button", { type: "button", id: "forward", title: "one decision forward", onclick: () => go(step + 1) }, "▶"),
     el("button", { type: "button", id: "last", title: "the end", onclick: () => go(view.steps) }, "end"),
-    el("p", {}, "Decision ", jump, ` of ${view.steps} · seen as `, viewers),
-    el("p", {}, `Scores: ${scoresText(view)}`));
+    el("p", {}, "Decision ", jump, ` of ${view.steps} · seen as `, viewers));
   const panel = el("div", { class: "panel" }, controls);
   const next = el("section", { id: "decision" });
   if (view.decision) {
@@ -345,5 +396,6 @@ async function showReplay(id, step, viewer) {
       (agent) => api("POST", `/api/replays/${id}/ask`, { agent, step })));
   }
   main.replaceChildren(el("div", { class: "layout" }, table, panel));
+  fit();
   if (playing && step < view.steps) timer = setTimeout(() => go(step + 1), 700);
 }
