@@ -220,7 +220,7 @@ def _removed(out: s.Svg, state: State, viewer: int | None, x: float, y: float, i
                 line = names[row * REMOVED_PER_LINE:(row + 1) * REMOVED_PER_LINE]
                 more = row == 1 and len(names) > 2 * REMOVED_PER_LINE
                 if line:
-                    out.text(x + GAP, y + 34 + 16 * row, " ".join(line) + (" …" if more else ""), 11, s.MUTED)
+                    out.text(x + GAP, y + 34 + 16 * row, " ".join(line) + (" …" if more else ""), 12, s.MUTED)
 
 
 def _panel(out: s.Svg, state: State, p: int, viewer: int | None, you: bool, actions: frozenset[int],

@@ -5,7 +5,6 @@
 
 const main = document.getElementById("main");
 let setup = null;      // /api/setup: the games, their options and agents
-let shown = "";        // the route on screen: a pending agent step or replay timer of another route stops
 let timer = null;
 
 function el(tag, attrs = {}, ...children) {
@@ -48,7 +47,6 @@ async function route() {
   clearTimeout(timer);
   closeChooser();
   say("");
-  shown = location.hash;
   const parts = location.hash.replace(/^#\/?/, "").split("/");
   try {
     if (!setup) setup = await api("GET", "/api/setup");
@@ -160,8 +158,8 @@ function fit() {
   const wide = (layout.clientWidth - PANEL_MIN - 12) / box.width;  // 12: the layout's gap
   const high = (window.innerHeight - layout.getBoundingClientRect().top - window.scrollY - 8) / box.height;
   const scale = Math.max(least, Math.min(wide, high));
-  svg.style.width = `${Math.floor(box.width * scale)}px`;
-  svg.style.height = `${Math.floor(box.height * scale)}px`;
+  svg.style.width = `${Math.ceil(box.width * scale)}px`;
+  svg.style.height = `${Math.ceil(box.height * scale)}px`;
 }
 window.addEventListener("resize", fit);
 
@@ -245,8 +243,8 @@ function askBox(agents, ask) {
 }
 
 function showPlay(view) {
-  const route = location.hash;
-  if (route !== shown) return;
+  const route = `#/play/${view.id}`;
+  if (location.hash !== route) return;  // the page went elsewhere while this view was on its way
   const game = setup.games.find((g) => g.name === view.game);
   const table = el("div", { class: "table", id: "table" });
   table.innerHTML = view.svg;  // drawn by the server's renderer from the engine state
