@@ -5,7 +5,8 @@ flags and `--set`; printed commands in :mod:`.shell`, signals and worker process
   code 2 (the usage block is what ``--help`` is for).
 * ``type=`` functions for the flags several commands have: :func:`seed`, :func:`count`; :func:`integer` reads
   a number the way they do (the play prompt too).
-* :func:`run`: a command's ``main`` as the program, ending quietly when its reader stops reading (``| head``).
+* :func:`run`: a command's ``main`` as the program, ending quietly when its reader stops reading (``| head``);
+  :func:`error_line`: an error in the command's words (``no such file: …``, not ``[Errno 2] …``).
 * :func:`apply_override` reads every ``--set key=value`` (of a game option or of a training config key);
   :func:`game_options`: the game options of ``--players`` and ``--set option=value``.
 """

@@ -207,7 +207,7 @@ function notesBox(notes, words, seat) {
   if (notes.choice) parts.push(el("p", { class: "choice" }, `${notes.agent} would play: `, el("strong", {}, notes.choice.text)));
   if (notes.policy) {
     const value = notes.policy.value;
-    parts.push(el("p", { class: "value" }, `Policy value for player ${seat}: ${value >= 0 ? "+" : ""}${value.toFixed(2)}`,
+    parts.push(el("p", {}, `Policy value for player ${seat}: ${value >= 0 ? "+" : ""}${value.toFixed(2)}`,
       el("br"), el("span", { class: "doc" }, "the policy's estimate of this seat's reward at the end: +1 for a win, " +
         "−1 for a loss, plus (for a policy trained with a margin bonus) a small share of the score margin, so it " +
         "may pass ±1")));
@@ -296,11 +296,11 @@ function showPlay(view) {
     end.append(el("p", {}, el("a", { href: "#/new" }, "New game")));
     panel.append(end);
   }
+  if (view.waiting !== null) status.append(autoplaySetting(() => showPlay(view)));
   const first = view.decisions - view.log.length + 1;  // the log holds the last moves only
   panel.append(el("section", {}, el("h3", {}, "Moves"), el("ol", { class: "log", id: "log" },
     view.log.map((entry, i) => el("li", {}, el("span", { class: "number" }, `${first + i}.`),
       el("span", {}, `${seatName(view, entry.seat)}: ${entry.text}`))))));
-  if (view.waiting !== null) status.append(autoplaySetting(() => showPlay(view)));
   main.replaceChildren(el("div", { class: "layout" }, table, panel));
   fit();
   const log = document.getElementById("log");
@@ -324,7 +324,7 @@ function autoplaySetting(redraw) {
     clearTimeout(timer);
     redraw();
   });
-  return el("p", { class: "setting" }, el("label", {}, box, " play my move for me when it is the only one"));
+  return el("p", {}, el("label", {}, box, " play my move for me when it is the only one"));
 }
 
 // ------------------------------------------------------------------------------------------ records, replay
