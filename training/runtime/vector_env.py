@@ -383,7 +383,9 @@ class ShardedSeatVectorEnv(SeatVectors):
             process.start()
             theirs.close()
         try:
-            errors = [answer for answer in self._gather("building the games") if answer[0] == "error"]
+            # building imports the game and loads the opponents: as long as a first step may take, at least
+            errors = [answer for answer in self._gather("building the games", max(WORKER_TIMEOUT, self.worker_timeout))
+                      if answer[0] == "error"]
         except BaseException:
             self.close()
             raise
@@ -436,11 +438,12 @@ class ShardedSeatVectorEnv(SeatVectors):
                     raise RuntimeError(f"worker {self._processes[w].name}: {kind}: {message}")
         return [answer[1] for answer in answers if answer is not None]
 
-    def _gather(self, call: str) -> list[Any]:
+    def _gather(self, call: str, timeout: float | None = None) -> list[Any]:
         """The answer of every worker waited on (None for the others), in order; a worker that died is one line,
-        and so is one that does not answer within ``worker_timeout`` seconds."""
+        and so is one that does not answer within ``timeout`` (``worker_timeout``) seconds."""
         answers: list[Any] = [None] * self.num_workers
-        deadline = time.monotonic() + self.worker_timeout
+        timeout = self.worker_timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
         busy = [w for w, waiting in enumerate(self._waiting) if waiting]
         while busy:
             ready = wait([self._pipes[w] for w in busy] + [self._processes[w].sentinel for w in busy],
@@ -448,7 +451,7 @@ class ShardedSeatVectorEnv(SeatVectors):
             if not ready:
                 process = self._processes[busy[0]]
                 raise RuntimeError(f"worker {process.name} (pid {process.pid}) gave no answer to {call} within "
-                                   f"worker_timeout={self.worker_timeout:g} s (stopped, or busy that long)")
+                                   f"{timeout:g} s (stopped, or busy that long: worker_timeout sets it)")
             for w in list(busy):
                 if self._pipes[w].poll():  # before the sentinel: a worker may answer and then end
                     try:
