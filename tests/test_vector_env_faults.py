@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -121,14 +122,20 @@ def assert_deals_like_a_fresh_env(envs, seed: int, **kwargs) -> None:
     fresh.close()
 
 
-def test_a_worker_killed_between_steps_is_one_line_and_close_still_ends_everything():
+@pytest.mark.parametrize("when", ["between steps", "during a step"])
+def test_a_killed_worker_is_one_line_and_close_still_ends_everything(when):
     envs = gymnasium.make_vec(env_id("lost_cities"), num_envs=4, num_workers=2)
     processes = workers(envs)
+    victim = processes[1].pid
     try:
         envs.reset(seed=0)
-        os.kill(processes[1].pid, signal.SIGKILL)
-        processes[1].join(5)
-        for call in (lambda: envs.step(legal(envs)), lambda: envs.reset(seed=0)):
+        if when == "between steps":
+            os.kill(victim, signal.SIGKILL)
+            processes[1].join(5)
+        else:  # stopped, so that the step waits on it, and killed while it waits
+            os.kill(victim, signal.SIGSTOP)
+            threading.Timer(0.3, os.kill, (victim, signal.SIGKILL)).start()
+        for call in (lambda: envs.step(np.zeros(4, np.int64)), lambda: envs.reset(seed=0)):
             with pytest.raises(RuntimeError, match=r"worker tabletop-games-2-4 \(pid \d+\) was killed by SIGKILL: "
                                                    r"its games are lost; close\(\) this env") as error:
                 call()

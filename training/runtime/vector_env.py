@@ -249,6 +249,7 @@ class SeatVectorEnv(SeatVectors):
                   margin_reward) for _ in range(self.num_envs - 1)]
         self._network = network
         self._allocate()
+        self._index = np.arange(self.num_envs)
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -264,6 +265,7 @@ class SeatVectorEnv(SeatVectors):
             self._done[chosen] = False
             for i in chosen:
                 self._write(i)
+                self._seats[i] = self.tables[i].seat
         return self._reset_results(mask)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -272,8 +274,10 @@ class SeatVectorEnv(SeatVectors):
         actions = self._check(actions)
         tables = self.tables
         with self._running("step"):
-            renewed = np.flatnonzero(self._done)
-            playing = np.flatnonzero(~self._done)
+            if self._done.any():  # NEXT_STEP: the games that ended at the last step are dealt instead
+                renewed, playing = np.flatnonzero(self._done), np.flatnonzero(~self._done)
+            else:
+                renewed, playing = self._index[:0], self._index
             legal = self._masks[playing, actions[playing]].astype(bool)
             reasons = {}
             for i, is_legal in zip(playing.tolist(), legal.tolist(), strict=True):
@@ -298,18 +302,23 @@ class SeatVectorEnv(SeatVectors):
                 if i in reasons:
                     info.update(illegal_action=True, reason=reasons[i])
                 self.ended.append((i, table.observation(), info))
-            ended = np.array([i for i, _, _ in self.ended], np.int64)
-            self._done[renewed] = False
+            ended = [i for i, _, _ in self.ended]
             if self.autoreset_mode is AutoresetMode.SAME_STEP:
                 for i in ended:
                     tables[i].deal()
                 settle([tables[i] for i in ended])
-                self.dealt = ended
+                dealt = ended
             else:  # each table draws the same numbers whenever it is dealt: the same games in every mode
+                self._done[renewed] = False
                 self._done[ended] = True
-                self.dealt = renewed
+                dealt = renewed.tolist()
             for i in range(self.num_envs):
                 self._write(i)
+            if self.autoreset_mode is not AutoresetMode.SAME_STEP:
+                self._masks[self._done] = 0  # an ended game's, as the single env's last step gives it
+            for i in dealt:
+                self._seats[i] = tables[i].seat
+            self.dealt = np.array(dealt, np.int64)
         return self._step_results()
 
     def set_pool(self, pool: list[Weights]) -> None:
@@ -326,8 +335,7 @@ class SeatVectorEnv(SeatVectors):
     def _write(self, i: int) -> None:
         table = self.tables[i]
         table.state.observation(table.seat, out=self._observations[i])
-        self._masks[i] = 0 if self._done[i] else table.state.action_mask()
-        self._seats[i] = table.seat
+        self._masks[i] = table.state.action_mask()
 
 
 START_METHOD = "forkserver"  # as SubprocVecEnv: no fork of a process that may hold threads (torch, BLAS)
