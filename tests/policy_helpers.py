@@ -10,8 +10,8 @@ from tabletop_rl.envs.core.game import Game
 from tabletop_rl.training.runtime.policy import PolicyInfo, save_policy
 
 
-def network(pi=(8,), vf=(8,), activation: str = "relu") -> dict:
-    return {"pi": list(pi), "vf": list(vf), "activation": activation}
+def network(pi=(8,), vf=(8,), activation: str = "relu", shared=()) -> dict:
+    return {**({"shared": list(shared)} if shared else {}), "pi": list(pi), "vf": list(vf), "activation": activation}
 
 
 def random_weights(info: PolicyInfo, seed: int = 0) -> dict[str, np.ndarray]:
@@ -20,7 +20,7 @@ def random_weights(info: PolicyInfo, seed: int = 0) -> dict[str, np.ndarray]:
 
 
 def random_policy_file(path: Path, game: Game, seed: int = 0, **net) -> Path:
-    """A valid policy file for ``game`` with random weights (``net``: pi, vf, activation)."""
+    """A valid policy file for ``game`` with random weights (``net``: shared, pi, vf, activation)."""
     info = PolicyInfo.for_game(game, network(**net), num_timesteps=7)
     path.parent.mkdir(parents=True, exist_ok=True)
     save_policy(path, random_weights(info, seed), info)
@@ -28,8 +28,8 @@ def random_policy_file(path: Path, game: Game, seed: int = 0, **net) -> Path:
 
 
 def seeded_torch_policy(game: Game | PolicyInfo, seed: int = 0, **net):
-    """sb3-contrib's MaskableActorCriticPolicy for the sizes of ``game`` (or a policy file's info),
-    initialised from ``seed``.
+    """The policy MaskablePPO trains (:class:`~tabletop_rl.training.ppo.sb3_policy.TabletopPolicy`) for the sizes of
+    ``game`` (or a policy file's info), initialised from ``seed``.
 
     torch's global generator starts from a different seed in every process (torch.initial_seed()), so a
     policy built without a seed has different weights on every run; this one does not, and it leaves the
@@ -37,16 +37,12 @@ def seeded_torch_policy(game: Game | PolicyInfo, seed: int = 0, **net):
     """
     import torch
     from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from tabletop_rl.training.ppo.sb3_policy import TabletopPolicy
 
-    from tabletop_rl.training.ppo.network import torch_activation
-
-    net = network(**net)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        policy = MaskableActorCriticPolicy(
+        policy = TabletopPolicy(
             spaces.Box(-np.inf, np.inf, (game.observation_size,), np.float32), spaces.Discrete(game.num_actions),
-            lambda _: 0.0, net_arch={"pi": net["pi"], "vf": net["vf"]},
-            activation_fn=torch_activation(net["activation"]))
+            lambda _: 0.0, network=network(**net))
     policy.set_training_mode(False)
     return policy

@@ -20,10 +20,10 @@ from ...envs.core.files import atomic_write
 from ..runtime.policy import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_PREFIXES,
-    FORMAT_VERSION,
     MLPPolicy,
     PolicyInfo,
     Weights,
+    format_version,
     load_policy,
     policy_file_bytes,
 )
@@ -79,7 +79,7 @@ def save_checkpoint(folder: Path, step: int, model: Any, info: PolicyInfo, pool:
     extra["rng/torch"] = np.asarray(rng["torch"], dtype=np.uint8)
     name = f"step_{step:012d}"
     atomic_write(folder / f"{name}.safetensors", policy_file_bytes(weights_of(model.policy), info, extra))
-    doc = {"format": CHECKPOINT_FORMAT, "format_version": FORMAT_VERSION, "step": step,
+    doc = {"format": CHECKPOINT_FORMAT, "format_version": format_version(info), "step": step,
            "n_updates": int(model._n_updates), "pool_size": len(pool),
            "optimizer_param_groups": optimizer["param_groups"],
            "rng": {"python": rng["python"], "numpy": rng["numpy"]},

@@ -46,13 +46,15 @@ class PPO:
 
 @dataclass
 class Network:
+    shared: list[int] = field(default_factory=list)  # a trunk policy and value both read, before pi and vf
     pi: list[int] = field(default_factory=lambda: [256, 256])  # policy MLP hidden sizes
     vf: list[int] = field(default_factory=lambda: [256, 256])  # value MLP hidden sizes
     activation: str = "relu"  # relu or tanh
 
     def spec(self) -> dict[str, Any]:
         """The network as a policy file's header, the SB3 and RLlib builders and the opponents' snapshots name it."""
-        return {"pi": list(self.pi), "vf": list(self.vf), "activation": self.activation}
+        shared = {"shared": list(self.shared)} if self.shared else {}
+        return {**shared, "pi": list(self.pi), "vf": list(self.vf), "activation": self.activation}
 
 
 @dataclass
@@ -108,6 +110,7 @@ class Config(Run):
     num_workers: int = 0  # batched: processes the games are shared between (0: in the training process)
     seat: int | str = "random"  # the learner's seat: random each episode, or a fixed seat
     margin_reward: float = 0.0  # adds this × (own score − mean of the others') to the terminal reward
+    skip_forced: bool = False  # the learner's decisions with one legal action are played for it: the same games
     # Fine-tune: a fresh run starts from this policy's weights ("pretrained" or a checkpoint / run dir);
     # its network must have the sizes of `network`.
     init_from: str | None = None
@@ -328,7 +331,7 @@ def _check_values(c: Config) -> None:
 
 def network_problems(n: Network) -> list[str]:
     """Hidden sizes > 0 and a known activation (the SB3 and the RLlib pipeline build the same network)."""
-    problems = [f"network.{part}[{i}] must be > 0 (got {size})" for part in ("pi", "vf")
+    problems = [f"network.{part}[{i}] must be > 0 (got {size})" for part in ("shared", "pi", "vf")
                 for i, size in enumerate(getattr(n, part)) if size <= 0]
     if n.activation not in ACTIVATIONS:
         problems.append(f"network.activation must be one of {tuple(ACTIVATIONS)} (got {n.activation!r})")

@@ -26,7 +26,8 @@ def fit(net: torch.nn.Module, data: dict[str, Any], epochs: int, batch_size: int
     ``after_epoch(epoch)`` is called after each pass."""
     tensors = {k: torch.as_tensor(v) for k, v in data.items() if k in ("masks", "actions", "rewards")}
     n = len(tensors["actions"])
-    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)  # parameters without a gradient stay as they are
+    # parameters without a gradient stay as they are; the fused kernel: the same steps, several times faster
+    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate, fused=True)
     steps = max(1, epochs * -(-n // batch_size))
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda i: 1 - i / steps) if decay else None
     net.train(True)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..runtime.policy import ACTIVATIONS, PolicyInfo, Weights, limit_blas_threads
+from ..runtime.policy import ACTIVATIONS, SPARSE_SHARE, PolicyInfo, Weights, limit_blas_threads
 
 
 def torch_activation(name: str) -> type[torch.nn.Module]:
@@ -27,27 +27,68 @@ class MatmulLinear(torch.nn.Linear):
         return x @ self.weight.T + self.bias
 
 
+class SparseInputLinear(torch.nn.Linear):
+    """A first layer over observations that are mostly zeros (one-hot fields): only the weight columns of the
+    features that are nonzero somewhere in the batch take part (gather, then multiply and sum), which is the dense
+    layer's result up to rounding, and its gradient reaches only those columns (the others' is zero). A batch
+    whose nonzero features are more than ``SPARSE_SHARE`` of all is multiplied dense, which is then faster."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.dim() == 2:
+            columns = (x != 0).any(0).nonzero().squeeze(1)
+            if len(columns) <= SPARSE_SHARE * x.shape[1]:
+                return torch.nn.functional.linear(x.index_select(1, columns), self.weight.index_select(1, columns),
+                                                  self.bias)
+        return super().forward(x)
+
+
 def mlp(in_size: int, hidden: list[int], activation: type[torch.nn.Module],
-        linear: type[torch.nn.Linear] = torch.nn.Linear) -> tuple[torch.nn.Sequential, int]:
-    """Linear + activation per hidden size (SB3's ``MlpExtractor`` branch), and its output size."""
+        linear: type[torch.nn.Linear] = torch.nn.Linear, first: type[torch.nn.Linear] | None = None,
+        ) -> tuple[torch.nn.Sequential, int]:
+    """Linear + activation per hidden size (SB3's ``MlpExtractor`` branch), and its output size; the first layer
+    of class ``first`` when given."""
     layers: list[torch.nn.Module] = []
     for size in hidden:
-        layers += [linear(in_size, size), activation()]
+        layers += [(first if first and not layers else linear)(in_size, size), activation()]
         in_size = size
     return torch.nn.Sequential(*layers), in_size
 
 
+class Extractor(torch.nn.Module):
+    """SB3's ``MlpExtractor`` (``policy_net`` and ``value_net``) after an optional trunk both read, ``shared_net``
+    (``network["shared"]``: one first layer over the observation instead of two). With ``sparse``, the layers that
+    read the observation are :class:`SparseInputLinear`."""
+
+    def __init__(self, observation_size: int, network: dict[str, Any],
+                 linear: type[torch.nn.Linear] = torch.nn.Linear, sparse: bool = False):
+        super().__init__()
+        activation = torch_activation(network["activation"])
+        shared = list(network.get("shared", []))
+        first = SparseInputLinear if sparse else None
+        self.shared_net, width = mlp(observation_size, shared, activation, linear, first)
+        first = None if shared else first
+        self.policy_net, self.latent_dim_pi = mlp(width, list(network["pi"]), activation, linear, first)
+        self.value_net, self.latent_dim_vf = mlp(width, list(network["vf"]), activation, linear, first)
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        trunk = self.shared_net(features)
+        return self.policy_net(trunk), self.value_net(trunk)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.policy_net(self.shared_net(features))
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value_net(self.shared_net(features))
+
+
 def build(module: torch.nn.Module, observation_size: int, num_actions: int, network: dict[str, Any],
-          linear: type[torch.nn.Linear] = torch.nn.Linear) -> None:
-    """Give ``module`` the actor-critic MLP of ``network`` (``{"pi": [...], "vf": [...], "activation": ...}``)
-    under SB3's names: ``mlp_extractor.policy_net`` and ``mlp_extractor.value_net`` (no shared layer), then
+          linear: type[torch.nn.Linear] = torch.nn.Linear, sparse: bool = False) -> None:
+    """Give ``module`` the actor-critic MLP of ``network`` (``{"shared": [...], "pi": [...], "vf": [...],
+    "activation": ...}``, ``shared`` optional) under SB3's names: ``mlp_extractor`` (:class:`Extractor`), then
     ``action_net`` and ``value_net``."""
-    activation = torch_activation(network["activation"])
-    module.mlp_extractor = torch.nn.Module()
-    module.mlp_extractor.policy_net, pi_out = mlp(observation_size, list(network["pi"]), activation, linear)
-    module.mlp_extractor.value_net, vf_out = mlp(observation_size, list(network["vf"]), activation, linear)
-    module.action_net = linear(pi_out, num_actions)
-    module.value_net = linear(vf_out, 1)
+    module.mlp_extractor = Extractor(observation_size, network, linear, sparse)
+    module.action_net = linear(module.mlp_extractor.latent_dim_pi, num_actions)
+    module.value_net = linear(module.mlp_extractor.latent_dim_vf, 1)
 
 
 class ActorCritic(torch.nn.Module):
@@ -60,7 +101,7 @@ class ActorCritic(torch.nn.Module):
 
 def logits(net: torch.nn.Module, obs: torch.Tensor) -> torch.Tensor:
     """The action logits of any module with SB3's names (SB3's policy, :class:`ActorCritic`, RLlib's modules)."""
-    return net.action_net(net.mlp_extractor.policy_net(obs))
+    return net.action_net(net.mlp_extractor.forward_actor(obs))
 
 
 def masked_logits(net: torch.nn.Module, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
@@ -71,7 +112,7 @@ def masked_logits(net: torch.nn.Module, obs: torch.Tensor, masks: torch.Tensor) 
 
 def values(net: torch.nn.Module, obs: torch.Tensor) -> torch.Tensor:
     """The state values, shape (batch,)."""
-    return net.value_net(net.mlp_extractor.value_net(obs)).squeeze(-1)
+    return net.value_net(net.mlp_extractor.forward_critic(obs)).squeeze(-1)
 
 
 def weights_of(net: torch.nn.Module) -> Weights:

@@ -35,8 +35,9 @@ from ..runtime.single_seat import SingleSeatEnv
 from ..runtime.vector_env import batched_env
 from .checkpoint import Checkpoint, rng_state, save_checkpoint, set_rng_state
 from .config import Config
-from .network import limit_threads, load_weights, torch_activation, weights_of
+from .network import limit_threads, load_weights, weights_of
 from .report import describe, summarise, write_report
+from .sb3_policy import TabletopPolicy
 from .vec_env import SB3SeatVecEnv
 from .warm_start import imitate, teacher_games
 
@@ -92,6 +93,9 @@ class Trainer:
         self.config = c = config
         self.run_dir = c.run_dir  # until run() is given the folder it claimed or resumes
         limit_threads(c.torch_threads)
+        # The masks guarantee valid logits: torch's argument checks on every distribution built (several per
+        # minibatch and per rollout step) only cost time, as other RL libraries find on their hot paths.
+        torch.distributions.Distribution.set_default_validate_args(False)
         try:
             torch.device(c.device)
         except RuntimeError as error:
@@ -107,10 +111,9 @@ class Trainer:
         self.env_kwargs = {"game": c.game, "game_options": c.game_options, "seat": c.seat,
                            "opponents": c.opponents.mix, "network": self.network,
                            "snapshot_deterministic": c.opponents.snapshot_deterministic,
-                           "margin_reward": c.margin_reward}
+                           "margin_reward": c.margin_reward, "skip_forced": c.skip_forced}
         SingleSeatEnv(**self.env_kwargs)  # the seat and the opponent mix (every agent in it) check out
-        self.policy_kwargs = {"net_arch": {"pi": self.network["pi"], "vf": self.network["vf"]},
-                              "activation_fn": torch_activation(c.network.activation)}
+        self.policy_kwargs = {"network": self.network}
         self.pool = SnapshotPool(c.opponents.pool_size)
         self.history: list[dict[str, Any]] = []
         self.last = {"snapshot": None, "eval": None, "checkpoint": 0}  # step of the last time each was done
@@ -141,7 +144,7 @@ class Trainer:
         ppo = {k: v for k, v in vars(c.ppo).items() if k != "anneal_lr"}
         if c.ppo.anneal_lr:
             ppo["learning_rate"] = LinearSchedule(c.ppo.learning_rate, 0.0, 1.0)
-        return MaskablePPO("MlpPolicy", venv, seed=c.seed, device=c.device, policy_kwargs=self.policy_kwargs,
+        return MaskablePPO(TabletopPolicy, venv, seed=c.seed, device=c.device, policy_kwargs=self.policy_kwargs,
                            tensorboard_log=str(self.run_dir / "tb"), verbose=0, **ppo)
 
     def resume(self, model: MaskablePPO, venv: VecEnv, checkpoint: Checkpoint) -> None:

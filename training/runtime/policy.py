@@ -30,16 +30,22 @@ from ...envs.core.game import Game
 from ...envs.core.registry import game_version
 from ...envs.core.versions import FIRST_RELEASE, PACKAGE_VERSION, warn_if_other_version
 
-POLICY_FORMAT, CHECKPOINT_FORMAT, FORMAT_VERSION = "tabletop-rl-policy", "tabletop-rl-checkpoint", "2"
-READ_VERSIONS = ("1", FORMAT_VERSION)  # 1 held F32 weights only: a reader of 1 says a newer release may read 2
+POLICY_FORMAT, CHECKPOINT_FORMAT = "tabletop-rl-policy", "tabletop-rl-checkpoint"
+# 1 held F32 weights only; 3 added the shared trunk (network.shared), and only a network with one is written as 3,
+# so that a release that reads 2 reads every other file of this one (and says of a 3 that a newer release may).
+FORMAT_VERSION, TRUNK_FORMAT_VERSION = "2", "3"
+READ_VERSIONS = ("1", FORMAT_VERSION, TRUNK_FORMAT_VERSION)
 WEIGHT_DTYPES = {"F16": np.float16, "F32": np.float32}  # safetensors' names; a policy file's weights are F16
 CHECKPOINT_PREFIXES = ("optimizer/", "pool/", "rng/")  # training state a checkpoint adds to the policy
-MAX_LAYERS, MAX_WIDTH, MAX_PARAMETERS = 16, 4096, 50_000_000  # per network (pi, vf); in all
+MAX_LAYERS, MAX_WIDTH, MAX_PARAMETERS = 16, 4096, 50_000_000  # per path (shared + pi, shared + vf); in all
 MAX_POOL, STATE_SLACK = 64, 2**16  # a checkpoint's snapshots; the bytes of its Adam steps and RNG state
 MAX_HEADER_BYTES = 2**20  # a checkpoint of MAX_POOL snapshots of MAX_LAYERS layers needs about 600 KB
 Weights = dict[str, np.ndarray]  # a network's tensors by name
 EXPECTED = "a tabletop-rl policy (.safetensors written by tabletop_rl.training.train)"
 TOP_MOVES = 5  # the likeliest moves a policy agent notes for a game record
+# A first layer multiplies only the weight rows of the nonzero features when they are at most this share of all
+# (one observation, or the union over a batch); above it the dense product is faster (measured: docs/performance.md).
+SPARSE_SHARE = 0.25
 
 
 _BLAS = ThreadpoolController()  # finds the BLAS libraries once: a limit then costs microseconds, not a millisecond
@@ -77,7 +83,7 @@ class PolicyInfo:
 
     game: str
     options: dict[str, Any]
-    network: dict[str, Any]  # {"pi": [sizes], "vf": [sizes], "activation": "relu" | "tanh"}
+    network: dict[str, Any]  # {"shared": [sizes] (optional), "pi": [sizes], "vf": [sizes], "activation": ...}
     observation_size: int
     num_actions: int
     num_timesteps: int = 0
@@ -90,6 +96,8 @@ class PolicyInfo:
                  **provenance: Any) -> PolicyInfo:
         net = {"pi": [int(n) for n in network["pi"]], "vf": [int(n) for n in network["vf"]],
                "activation": str(network["activation"])}
+        if network.get("shared"):  # absent when empty: such a file is the format 2 it always was
+            net = {"shared": [int(n) for n in network["shared"]], **net}
         info = cls(game.name, dict(game.options), net, game.observation_size, game.num_actions,
                    int(num_timesteps), provenance, game_version(game.name), PACKAGE_VERSION)
         problem = info.size_problem()
@@ -99,7 +107,9 @@ class PolicyInfo:
 
     def size_problem(self) -> str | None:
         """Why the network is too large for a policy file (see the limits above), if it is."""
-        sizes, depth = self.network["pi"] + self.network["vf"], max(len(self.network["pi"]), len(self.network["vf"]))
+        shared = self.network.get("shared", [])
+        sizes = shared + self.network["pi"] + self.network["vf"]
+        depth = len(shared) + max(len(self.network["pi"]), len(self.network["vf"]))
         if depth > MAX_LAYERS:
             return f"{depth:,} hidden layers, more than the {MAX_LAYERS} a policy file may have"
         if max(sizes, default=0) > MAX_WIDTH:
@@ -112,13 +122,18 @@ class PolicyInfo:
     def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
         """Every tensor the network has, with its shape."""
         shapes: dict[str, tuple[int, ...]] = {}
-        for part, head, sizes, outputs in (("policy_net", "action_net", self.network["pi"], self.num_actions),
-                                           ("value_net", "value_net", self.network["vf"], 1)):
-            width = self.observation_size
+
+        def layers(part: str, width: int, sizes: list[int]) -> int:
             for i, size in enumerate(sizes):
                 shapes[f"mlp_extractor.{part}.{2 * i}.weight"] = (size, width)
                 shapes[f"mlp_extractor.{part}.{2 * i}.bias"] = (size,)
                 width = size
+            return width
+
+        trunk = layers("shared_net", self.observation_size, self.network.get("shared", []))
+        for part, head, sizes, outputs in (("policy_net", "action_net", self.network["pi"], self.num_actions),
+                                           ("value_net", "value_net", self.network["vf"], 1)):
+            width = layers(part, trunk, sizes)
             shapes[f"{head}.weight"], shapes[f"{head}.bias"] = (outputs, width), (outputs,)
         return shapes
 
@@ -142,34 +157,56 @@ class MLPPolicy:
 
     One observation (a 1-D array) runs through buffers allocated once, so an agent's decision allocates
     almost nothing (and one object must not be shared between threads); a batch (a 2-D array, one
-    observation per row) is one matrix product per layer.
+    observation per row) is one matrix product per layer. A layer that reads the observation keeps its weights
+    transposed (a row per feature) and multiplies only the rows of the nonzero features when they are few
+    (``SPARSE_SHARE``): observations are mostly zeros, and this gives the dense product up to rounding.
     """
 
     def __init__(self, weights: Mapping[str, np.ndarray], info: PolicyInfo):
         self.info = info
         self.weights = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in weights.items()}
         self._activation = ACTIVATIONS[info.network["activation"]].numpy
-        self.actor = self._layers("policy_net", "action_net", len(info.network["pi"]))
-        self.critic = self._layers("value_net", "value_net", len(info.network["vf"]))
+        shared = len(info.network.get("shared", []))
+        self.trunk = self._layers("shared_net", None, shared, reads_observation=True)
+        self.actor = self._layers("policy_net", "action_net", len(info.network["pi"]), reads_observation=not shared)
+        self.critic = self._layers("value_net", "value_net", len(info.network["vf"]), reads_observation=not shared)
 
-    def _layers(self, part: str, head: str, hidden: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        names = [f"mlp_extractor.{part}.{2 * i}" for i in range(hidden)] + [head]
-        return [(self.weights[f"{n}.weight"], self.weights[f"{n}.bias"],
-                 np.empty(len(self.weights[f"{n}.bias"]), np.float32)) for n in names]
+    def _layers(self, part: str, head: str | None, hidden: int, reads_observation: bool,
+                ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, bool]]:
+        """(weight, bias, buffer, sparse) per layer; a sparse layer's weight is transposed: (inputs, units)."""
+        names = [f"mlp_extractor.{part}.{2 * i}" for i in range(hidden)] + ([head] if head else [])
+        return [(np.ascontiguousarray(self.weights[f"{n}.weight"].T) if sparse else self.weights[f"{n}.weight"],
+                 self.weights[f"{n}.bias"], np.empty(len(self.weights[f"{n}.bias"]), np.float32), sparse)
+                for i, n in enumerate(names) for sparse in [reads_observation and i == 0]]
 
-    def _run(self, layers: list, x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x, dtype=np.float32)
-        single = x.ndim == 1
+    def _run(self, layers: list, x: np.ndarray, activate_last: bool = False) -> np.ndarray:
         last = len(layers) - 1
-        for i, (weight, bias, buffer) in enumerate(layers):
-            if single:
+        for i, (weight, bias, buffer, sparse) in enumerate(layers):
+            single = x.ndim == 1
+            if sparse:
+                x = self._sparse(x, weight, buffer if single else None)
+            elif single:
                 x = np.matmul(weight, x, out=buffer)
-                x += bias
             else:
-                x = x @ weight.T + bias
-            if i < last:
+                x = x @ weight.T
+            x += bias
+            if i < last or activate_last:
                 self._activation(x, out=x)
         return x
+
+    @staticmethod
+    def _sparse(x: np.ndarray, weight_t: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+        """``x @ weight_t`` from the rows of the features that are nonzero (in any row of a batch), when few."""
+        columns = np.flatnonzero(x if x.ndim == 1 else x.any(axis=0))
+        if len(columns) > SPARSE_SHARE * len(weight_t):
+            return np.matmul(x, weight_t, out=out)
+        return np.matmul(x[..., columns], weight_t[columns], out=out)
+
+    def _forward(self, head: list, observation: np.ndarray) -> np.ndarray:
+        x = np.asarray(observation, dtype=np.float32)
+        if self.trunk:
+            x = self._run(self.trunk, x, activate_last=True)
+        return self._run(head, x)
 
     def logits(self, observation: np.ndarray, copy: bool = True) -> np.ndarray:
         """Unmasked action logits: shape (num_actions,) for one observation, (batch, num_actions) for a batch.
@@ -177,12 +214,12 @@ class MLPPolicy:
         ``copy=False`` returns one observation's logits in the policy's own buffer, which the next call
         overwrites (what agents use: no allocation per decision).
         """
-        out = self._run(self.actor, observation)
+        out = self._forward(self.actor, observation)
         return out.copy() if copy and out.ndim == 1 else out
 
     def value(self, observation: np.ndarray) -> np.ndarray:
         """The critic's value: shape () for one observation, (batch,) for a batch."""
-        return self._run(self.critic, observation)[..., 0].copy()
+        return self._forward(self.critic, observation)[..., 0].copy()
 
 
 class PolicyAgent:
@@ -254,12 +291,17 @@ def policy_file_bytes(weights: Mapping[str, np.ndarray], info: PolicyInfo,
         problem = f"tensor {overflow} holds values beyond {dtype}'s ±{np.finfo(WEIGHT_DTYPES[dtype]).max:,.6g}"
     if problem:
         raise ValueError(f"cannot write a policy: {problem}")
-    metadata = {"format": CHECKPOINT_FORMAT if extra else POLICY_FORMAT, "format_version": FORMAT_VERSION,
+    metadata = {"format": CHECKPOINT_FORMAT if extra else POLICY_FORMAT, "format_version": format_version(info),
                 "policy": json.dumps(asdict(info), default=_plain)}
     data = safetensors_bytes({**tensors, **extra}, metadata=metadata)
     if int.from_bytes(data[:8], "little") > MAX_HEADER_BYTES:  # a huge provenance
         raise ValueError(f"cannot write a policy: its header would be more than {MAX_HEADER_BYTES:,} bytes")
     return data
+
+
+def format_version(info: PolicyInfo) -> str:
+    """The format version a file of this network is written in: the oldest that can hold it."""
+    return TRUNK_FORMAT_VERSION if info.network.get("shared") else FORMAT_VERSION
 
 
 def save_policy(path: str | Path, weights: Mapping[str, np.ndarray], info: PolicyInfo) -> None:
@@ -323,9 +365,12 @@ def _read_header(path: Path) -> tuple[PolicyInfo, list[str]]:
                               f"'format': '{POLICY_FORMAT}'")
     if metadata.get("format_version") not in READ_VERSIONS:
         raise PolicyFileError(f"{path} has policy format_version {_short(metadata.get('format_version'))}; this "
-                              f"tabletop-rl reads versions {' and '.join(READ_VERSIONS)} (a newer release may "
+                              f"tabletop-rl reads versions {', '.join(READ_VERSIONS)} (a newer release may "
                               "read it)")
     info = _parse_info(path, metadata.get("policy"))
+    if metadata["format_version"] != format_version(info) and "shared" in info.network:
+        raise PolicyFileError(f"{path}: a network with a shared trunk needs policy format_version "
+                              f"{TRUNK_FORMAT_VERSION}, the file says {metadata['format_version']}")
     problem = _tensors_problem(info, found, checkpoint=kind == CHECKPOINT_FORMAT)
     if problem:
         raise PolicyFileError(f"{path}: {problem} (network {_short(info.network)}, observation "
@@ -448,10 +493,10 @@ def _info_problem(doc: Any) -> str | None:
             or doc.get("game_version", 0) < 0:
         return "observation_size and num_actions must be positive, num_timesteps and game_version >= 0"
     net = doc["network"]
-    if set(net) != {"pi", "vf", "activation"}:
-        return f"network must have exactly pi, vf and activation, got {_short(sorted(net))}"
-    for key in ("pi", "vf"):
-        sizes = net[key]
+    if not {"pi", "vf", "activation"} <= set(net) <= {"shared", "pi", "vf", "activation"}:
+        return f"network must have pi, vf, activation and optionally shared, got {_short(sorted(net))}"
+    for key in ("shared", "pi", "vf"):
+        sizes = net.get(key, [1])
         if not isinstance(sizes, list) or not all(type(n) is int and n > 0 for n in sizes):
             return f"network.{key} must be a list of positive layer sizes, got {_short(sizes)}"
     if net["activation"] not in ACTIVATIONS:

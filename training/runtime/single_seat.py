@@ -31,7 +31,7 @@ class SingleSeatEnv(gym.Env):
     def __init__(self, game: str, game_options: Mapping[str, Any] | None = None,
                  opponents: Mapping[str, float] | None = None, seat: int | str = "random",
                  network: Mapping[str, Any] | None = None, snapshot_deterministic: bool = False,
-                 margin_reward: float = 0.0, render_mode: str | None = None):
+                 margin_reward: float = 0.0, skip_forced: bool = False, render_mode: str | None = None):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported; use one of "
                              f"{self.metadata['render_modes']} or None")
@@ -42,7 +42,7 @@ class SingleSeatEnv(gym.Env):
         self.observation_space, self.action_space = seat_spaces(self.game)
         mix = {"random": 1.0} if opponents is None else opponents  # an empty mix is refused, not taken for random
         self.table = Table(self.game, OpponentMix(self.game, mix, network, snapshot_deterministic), seat,
-                           margin_reward)
+                           margin_reward, skip_forced)
         self.opponents = self.table.mix
 
     @property
@@ -71,23 +71,29 @@ class SingleSeatEnv(gym.Env):
         table.deal()
         settle([table])
         self._render_human()
-        return table.observation(), {"seat": table.seat, "action_mask": table.mask()}
+        return table.observation(), self._info({"seat": table.seat, "action_mask": table.mask()})
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         table = self.table
         if table.state is None or table.over():
             raise RuntimeError("step() was called after the episode ended; call reset() to start a new episode")
         action = in_action_space(action, self.game, self.action_space)
-        if not table.mask()[action]:
-            reason = table.forfeit(action)
+        reason = table.play(action)
+        if reason is not None:
             return table.observation(), ILLEGAL_REWARD, True, False, {**table.end_info(), "illegal_action": True,
                                                                       "reason": reason}
-        table.state.apply_action(action)
         play_opponents([table])
         self._render_human()
         if not table.over():
-            return table.observation(), 0.0, False, False, {"action_mask": table.mask()}
+            return table.observation(), 0.0, False, False, self._info({"action_mask": table.mask()})
         return (table.observation(), *table.outcome(), table.end_info())
+
+    def _info(self, info: dict[str, Any]) -> dict[str, Any]:
+        """``info`` with, when forced decisions are skipped, how many were played for the learner since its last
+        observation."""
+        if self.table.skip_forced:
+            info["forced"] = self.table.forced
+        return info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as bool (all False once the episode is over); what sb3-contrib's MaskablePPO
@@ -142,17 +148,21 @@ def in_action_space(action: Any, game, space: gym.spaces.Discrete) -> int:
 
 
 def single_seat_env(game: str, opponent: str | os.PathLike | Mapping[str, float] = "random",
-                    seat: int | str = "random", render_mode: str | None = None, **game_options: Any) -> SingleSeatEnv:
+                    seat: int | str = "random", skip_forced: bool = False, render_mode: str | None = None,
+                    **game_options: Any) -> SingleSeatEnv:
     """What ``gymnasium.make("tabletop/<game>-v0", ...)`` builds (``import tabletop_rl`` registers the ids).
 
     ``opponent`` plays every other seat: ``"random"``, ``"heuristic"``, ``"pretrained"``, the path of a
     policy file / checkpoint / run directory (see :func:`tabletop_rl.training.runtime.agents.load_agent`), or a
     weighted mix of those, ``{"heuristic": 3, "random": 1}`` (drawn per seat and episode). ``seat`` is the
-    learner's seat, ``"random"`` (drawn per episode) or a number; every other keyword is an option of the game.
+    learner's seat, ``"random"`` (drawn per episode) or a number. ``skip_forced=True`` plays the learner's
+    decisions that have exactly one legal action for it (``info["forced"]`` counts them): the same games, fewer
+    steps. Every other keyword is an option of the game.
     All of it is checked (and every opponent loaded) here, so a mistake fails at ``gymnasium.make`` with a
     message.
     """
-    return SingleSeatEnv(game, game_options, opponents=opponent_mix(opponent), seat=seat, render_mode=render_mode)
+    return SingleSeatEnv(game, game_options, opponents=opponent_mix(opponent), seat=seat, skip_forced=skip_forced,
+                         render_mode=render_mode)
 
 
 def opponent_mix(opponent: str | os.PathLike | Mapping[str, float]) -> dict[str, float]:

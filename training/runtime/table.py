@@ -32,14 +32,20 @@ ILLEGAL_REWARD = -1.0  # PettingZoo's illegal-move convention (TerminateIllegalW
 class Table:
     """One seat of ``game`` for the learner, the other seats played by agents drawn from ``mix`` per episode."""
 
-    def __init__(self, game: Game, mix: OpponentMix, seat: int | str = "random", margin_reward: float = 0.0):
+    def __init__(self, game: Game, mix: OpponentMix, seat: int | str = "random", margin_reward: float = 0.0,
+                 skip_forced: bool = False):
         n = game.num_players
+        if type(skip_forced) is not bool:
+            raise ValueError(f"skip_forced={skip_forced!r} is not allowed; expected True or False")
         if not (seat == "random" or (type(seat) is int and 0 <= seat < n)):
             raise ValueError(f"seat={seat!r} is not allowed; expected 'random' or a seat 0..{n - 1}")
         self.game = game
         self.mix = mix
         self.seat_choice = seat
         self.margin_reward = margin_reward
+        self.skip_forced = skip_forced  # the learner's decisions with one legal action are played for it
+        self.forced = 0  # its decisions played for it since it last got an observation
+        self.forced_in_episode = 0
         self.np_random: np.random.Generator | None = None
         self.seat = 0
         self.seated: list[tuple[str, Any] | None] = [None] * n  # (name, agent) per seat; None for the learner's
@@ -62,6 +68,7 @@ class Table:
         rng = self.np_random
         n = self.game.num_players
         self.forfeited = False
+        self.forced = self.forced_in_episode = 0
         self.seat = int(rng.integers(n)) if self.seat_choice == "random" else self.seat_choice
         self.seated = [None if p == self.seat else self.mix.draw(p) for p in range(n)]
         # The seed the PettingZoo env would give the engine when reset with this one (TabletopEnv.reset).
@@ -91,11 +98,15 @@ class Table:
     def over(self) -> bool:
         return self.forfeited or self.state.is_terminal()
 
-    def forfeit(self, action: int) -> str:
-        """The learner chose the illegal ``action``: it is not played, the episode ends (PettingZoo's convention).
-        Returns the reason."""
-        self.forfeited = True
+    def play(self, action: int) -> str | None:
+        """The learner's ``action``, played when legal; an illegal one is not played and ends the episode
+        (PettingZoo's convention): then the reason is returned."""
+        self.forced = 0
         state = self.state
+        if state.current_player == self.seat and state.is_legal(action):
+            state.apply_action(action)
+            return None
+        self.forfeited = True
         return (f"action {action} ({state.action_to_string(action)}) is illegal for seat {self.seat} in phase "
                 f"{state.phase!r}: the episode ends with reward {ILLEGAL_REWARD}")
 
@@ -124,6 +135,8 @@ class Table:
         score minus the mean of the others')."""
         info = {"seat": self.seat, "opponents": [s[0] for s in self.seated if s is not None],
                 "action_mask": self.mask()}
+        if self.skip_forced:
+            info.update(forced=self.forced, forced_in_episode=self.forced_in_episode)
         if self.state.is_terminal():
             scores = self.state.end_info().get("scores")
             if scores is not None:
@@ -134,6 +147,8 @@ class Table:
 def play_opponents(tables: Sequence[Table]) -> None:
     """Play the opponents of every table until each waits on its learner or is over.
 
+    A table that skips forced decisions also plays its learner's decisions that have one legal action (the learner
+    knows its own mask: nothing it could not see is used), counted in ``table.forced``.
     Agents that need no network play on at once — a random agent draws from the legal actions without an
     observation (it reads none), any other agent acts alone on its seat's view — until each table waits on its
     learner, is over, or waits on a network; then every table waiting on the same network (the shipped policy, a
@@ -146,7 +161,14 @@ def play_opponents(tables: Sequence[Table]) -> None:
             state = table.state
             while True:
                 p = state.current_player
-                if p == table.seat or p == TERMINAL or table.forfeited:
+                if p == TERMINAL or table.forfeited:
+                    break
+                if p == table.seat:
+                    if table.skip_forced and len(legal := state.legal_actions()) == 1:
+                        state.apply_action(legal[0])
+                        table.forced += 1
+                        table.forced_in_episode += 1
+                        continue
                     break
                 agent = table.seated[p][1]
                 kind = type(agent)

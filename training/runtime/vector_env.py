@@ -20,6 +20,8 @@ forward pass per network and round) and writes observations, masks, rewards and 
   the episodes of ``gymnasium.make("tabletop/<game>-v0", ...)`` reset with ``seed=s + i`` and given the same
   actions, whatever the opponents. ``reset(options={"reset_mask": m})`` deals anew only the games where ``m`` (a
   bool array of shape (num_envs,)) is True, as ``SyncVectorEnv`` does.
+* ``skip_forced=True``: the learner's decisions with one legal action are played for it (the same games in fewer
+  steps); ``info["forced"]`` counts them per game since its last observation.
 * Rewards, illegal actions (the episode ends with −1, nothing is played) and the end-of-episode info are those of
   the single env (docs/training.md, "Single-agent Gymnasium ids").
 * A call that is interrupted (Ctrl-C) or fails half-way (an opponent that raises) may leave some games stepped and
@@ -87,7 +89,7 @@ class SeatVectors(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, game: str, num_envs: int, game_options: Mapping[str, Any] | None,
-                 autoreset_mode: AutoresetMode | str, copy: bool):
+                 autoreset_mode: AutoresetMode | str, copy: bool, skip_forced: bool = False):
         num_envs = whole_number("num_envs", num_envs, 1, MAX_NUM_ENVS)
         self.autoreset_mode = autoreset_mode_of(autoreset_mode)
         self.game = envs.game_class(game)(**dict(game_options or {}))
@@ -98,6 +100,7 @@ class SeatVectors(VectorEnv):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.render_mode = None
         self.copy = copy
+        self.skip_forced = skip_forced
         self._started = False
         self._broken: str | None = None  # why every call but reset and close is refused
         self.ended: list[tuple[int, np.ndarray, dict[str, Any]]] = []  # the last step's (game, final obs, info)
@@ -205,11 +208,12 @@ class SeatVectors(VectorEnv):
         self._truncations = allocate((n,), np.bool_)
         self._seats = allocate((n,), np.int64)
         self._done = allocate((n,), np.bool_)  # ended, not yet dealt anew (NEXT_STEP, DISABLED)
+        self._forced = allocate((n,), np.int32)  # the learner's decisions played for it since its last observation
 
     def _reset_results(self, mask: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
         self._started, self._broken, self.ended, self.dealt = True, None, [], np.flatnonzero(mask)
         return self._out(self._observations), {"seat": self._seats.copy(), "_seat": mask,
-                                               "action_mask": self._out(self._masks)}
+                                               "action_mask": self._out(self._masks), **self._forced_info()}
 
     def _step_results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         infos: dict[str, Any] = {}
@@ -225,8 +229,12 @@ class SeatVectors(VectorEnv):
         if flagged.any():
             infos["seat"], infos["_seat"] = self._seats.copy(), flagged
         infos["action_mask"] = self._out(self._masks)
+        infos.update(self._forced_info())
         return (self._out(self._observations), self._out(self._rewards), self._out(self._terminations),
                 self._out(self._truncations), infos)
+
+    def _forced_info(self) -> dict[str, np.ndarray]:
+        return {"forced": self._out(self._forced)} if self.skip_forced else {}
 
     def _out(self, array: np.ndarray) -> np.ndarray:
         return array.copy() if self.copy else array
@@ -239,14 +247,14 @@ class SeatVectorEnv(SeatVectors):
     def __init__(self, game: str, num_envs: int, game_options: Mapping[str, Any] | None = None,
                  opponents: Mapping[str, float] | None = None, seat: int | str = "random",
                  network: Mapping[str, Any] | None = None, snapshot_deterministic: bool = False,
-                 margin_reward: float = 0.0, autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
-                 copy: bool = True):
-        super().__init__(game, num_envs, game_options, autoreset_mode, copy)
+                 margin_reward: float = 0.0, skip_forced: bool = False,
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP, copy: bool = True):
+        super().__init__(game, num_envs, game_options, autoreset_mode, copy, skip_forced)
         mix = {"random": 1.0} if opponents is None else opponents
         first = OpponentMix(self.game, mix, network, snapshot_deterministic)  # checks the mix, reads each file once
-        self.tables = [Table(self.game, first, seat, margin_reward)] + [
+        self.tables = [Table(self.game, first, seat, margin_reward, skip_forced)] + [
             Table(self.game, OpponentMix(self.game, mix, network, snapshot_deterministic, first.factories), seat,
-                  margin_reward) for _ in range(self.num_envs - 1)]
+                  margin_reward, skip_forced) for _ in range(self.num_envs - 1)]
         self._network = network
         self._allocate()
         self._index = np.arange(self.num_envs)
@@ -278,13 +286,11 @@ class SeatVectorEnv(SeatVectors):
                 renewed, playing = np.flatnonzero(self._done), np.flatnonzero(~self._done)
             else:
                 renewed, playing = self._index[:0], self._index
-            legal = self._masks[playing, actions[playing]].astype(bool)
             reasons = {}
-            for i, is_legal in zip(playing.tolist(), legal.tolist(), strict=True):
-                if is_legal:
-                    tables[i].state.apply_action(int(actions[i]))
-                else:
-                    reasons[i] = tables[i].forfeit(int(actions[i]))
+            for i in playing.tolist():
+                reason = tables[i].play(int(actions[i]))
+                if reason is not None:
+                    reasons[i] = reason
             for i in renewed:
                 tables[i].deal()
             play_opponents([tables[i] for i in playing])
@@ -336,10 +342,11 @@ class SeatVectorEnv(SeatVectors):
         table = self.tables[i]
         table.state.observation(table.seat, out=self._observations[i])
         self._masks[i] = table.state.action_mask()
+        self._forced[i] = table.forced
 
 
 START_METHOD = "forkserver"  # as SubprocVecEnv: no fork of a process that may hold threads (torch, BLAS)
-ARRAYS = ("_observations", "_masks", "_rewards", "_terminations", "_truncations", "_seats", "_done")
+ARRAYS = ("_observations", "_masks", "_rewards", "_terminations", "_truncations", "_seats", "_done", "_forced")
 WORKER_TIMEOUT = 60.0  # seconds a worker may take to answer one call before it is taken for stuck
 CLOSE_WAIT = 2.0  # seconds the workers get to end when asked, before they are killed
 
@@ -352,7 +359,8 @@ class ShardedSeatVectorEnv(SeatVectors):
     def __init__(self, game: str, num_envs: int, num_workers: int, copy: bool = True,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
                  worker_timeout: float = WORKER_TIMEOUT, **kwargs: Any):
-        super().__init__(game, num_envs, kwargs.get("game_options"), autoreset_mode, copy)
+        super().__init__(game, num_envs, kwargs.get("game_options"), autoreset_mode, copy,
+                         kwargs.get("skip_forced", False))
         self.num_workers = whole_number("num_workers", num_workers, 1, self.num_envs,
                                         f" (num_envs={self.num_envs}; 0 or None: the games in this process)")
         if isinstance(worker_timeout, bool) or not isinstance(worker_timeout, int | float | np.integer | np.floating) \
@@ -542,14 +550,16 @@ def _serve(pipe: Connection, buffers: list, lo: int, hi: int, game: str, kwargs:
 
 
 def seat_vector_env(game: str, num_envs: int, opponent: str | os.PathLike | Mapping[str, float] = "random",
-                    seat: int | str = "random", num_workers: int | None = None, render_mode: str | None = None,
-                    autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP, worker_timeout: float | None = None,
-                    **game_options: Any) -> SeatVectors:
+                    seat: int | str = "random", num_workers: int | None = None, skip_forced: bool = False,
+                    render_mode: str | None = None, autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+                    worker_timeout: float | None = None, **game_options: Any) -> SeatVectors:
     """What ``gymnasium.make_vec("tabletop/<game>-v0", num_envs=N, ...)`` builds (the ids' ``vector_entry_point``):
     ``opponent`` and ``seat`` as for ``gymnasium.make``
     (:func:`~tabletop_rl.training.runtime.single_seat.single_seat_env`), every other keyword an option of the game;
     ``num_workers`` processes share the games between them (none: all in this process), each given
-    ``worker_timeout`` seconds per call (60 by default)."""
+    ``worker_timeout`` seconds per call (60 by default); ``skip_forced=True`` plays the learner's decisions that
+    have one legal action for it (``info["forced"]``: how many, per game); ``autoreset_mode`` as in the module's
+    docstring."""
     if render_mode is not None:
         raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; render one game with "
                          "gymnasium.make(..., render_mode='ansi')")
@@ -558,7 +568,7 @@ def seat_vector_env(game: str, num_envs: int, opponent: str | os.PathLike | Mapp
                          "games run in this process")
     timeout = {} if worker_timeout is None else {"worker_timeout": worker_timeout}
     return batched_env(game, num_envs, num_workers, game_options=game_options, opponents=opponent_mix(opponent),
-                       seat=seat, autoreset_mode=autoreset_mode, **timeout)
+                       seat=seat, skip_forced=skip_forced, autoreset_mode=autoreset_mode, **timeout)
 
 
 def batched_env(game: str, num_envs: int, num_workers: int | None = None, **kwargs: Any) -> SeatVectors:
