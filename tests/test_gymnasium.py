@@ -305,8 +305,8 @@ def test_sb3_vec_envs_give_maskable_ppo_every_copys_mask():
 
 
 def test_the_interop_doc_vector_env_snippets_run():
-    """docs/interop.md, "Gymnasium vector envs": four finished games, Gymnasium's NormalizeObservation on the NEXT_STEP env
-    and a MaskablePPO that learned on SB3's vector env of the id."""
+    """docs/interop.md, "Gymnasium vector envs": four finished games, Gymnasium's NormalizeObservation on the
+    NEXT_STEP env and a MaskablePPO that learned on SB3's vector env of the id."""
     snippet = run_section("docs/interop.md", "Gymnasium vector envs")
     assert len(snippet["finished"]) >= 4
     assert snippet["envs"].metadata["autoreset_mode"] is AUTORESET.NEXT_STEP

@@ -5,6 +5,7 @@ reset and close, and whose reset deals the games of a fresh env. Real workers, k
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -40,6 +41,7 @@ if __name__ == "__main__":
 
 # A custom opponent that raises while the file FAIL exists beside it (read in every worker).
 FAILING = """
+import gc
 import os
 import numpy as np
 
@@ -235,3 +237,12 @@ def test_every_call_after_close_is_one_line(num_workers):
                        (lambda: envs.unwrapped.set_pool([]), "set_pool")]:
         with pytest.raises(RuntimeError, match=rf"^{name}\(\) was called after close\(\); make a new env$"):
             call()
+
+
+def test_an_env_collected_without_close_ends_its_workers():
+    envs = gymnasium.make_vec(env_id("lost_cities"), num_envs=2, num_workers=2)
+    envs.reset(seed=0)
+    processes = workers(envs)
+    del envs
+    gc.collect()
+    assert not any(p.is_alive() for p in processes)
