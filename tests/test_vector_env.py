@@ -344,3 +344,36 @@ def test_an_interrupted_step_in_the_process_refuses_all_but_reset_and_close(monk
         actions = fresh.unwrapped.action_masks().argmax(1)
         for a, b in zip(envs.step(actions)[:4], fresh.step(actions)[:4], strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+def test_any_agent_offering_a_batch_key_is_decided_in_batches_subclasses_too():
+    """The agent protocol (envs/core/agents.py): the batched loop asks agents what they offer, not their type."""
+    from tabletop_rl.training.runtime.agents import load_agent
+    from tabletop_rl.training.runtime.policy import PolicyAgent
+
+    class NewKind:  # a kind of agent the loop was never told of
+        batch_key = object()
+        batches: list[int] = []
+
+        def act(self, observation, action_mask):
+            raise AssertionError("decided alone")
+
+        @staticmethod
+        def act_batch(agents, observations, masks):
+            NewKind.batches.append(len(agents))
+            return [int(np.flatnonzero(mask)[0]) for mask in masks]
+
+    class Subclass(PolicyAgent):
+        def act(self, observation, action_mask):
+            raise AssertionError("decided alone")
+
+    game = tabletop_rl.game_class("lost_cities")()
+    pretrained = load_agent("pretrained", game)
+    for agent in (NewKind(), Subclass(pretrained.policy)):
+        envs = SeatVectorEnv("lost_cities", num_envs=4, seat=0)
+        for table in envs.tables:
+            table.mix.draw = lambda seat, agent=agent: ("new", agent)
+        envs.reset(seed=0)
+        for _ in range(20):
+            envs.step(envs.action_masks().argmax(1))
+    assert max(NewKind.batches) == 4  # the four games' opponents in one call

@@ -13,7 +13,8 @@ seen (``State.sample_hidden``, which depends
 only on that seat's information and the generator) and never gives out the live state.
 
 An agent may also say what it thought of its last decision (``notes()``, :func:`agent_notes`), which a game record
-keeps beside the decision.
+keeps beside the decision. What else an agent may offer a driver is in :class:`Agent`; drivers read those abilities
+only through the functions here, so that a new kind of agent (or a subclass of one) needs no change of the loops.
 """
 
 from __future__ import annotations
@@ -27,6 +28,19 @@ from .game import Game, State
 
 
 class Agent(Protocol):
+    """Every agent has ``act``. It may also offer, each read by one function below:
+
+    * ``pick(legal) -> action`` (:func:`picker`): the decision ``act`` would make, from the ascending list of legal
+      actions alone; a driver that has the list then builds no observation (the random agent).
+    * ``batch_key`` and ``act_batch(agents, observations, masks) -> actions`` (:func:`batch_key`): agents whose
+      ``batch_key`` is the same object are decided together, in one call of the first one's ``act_batch`` with all
+      of them and their stacked observations and masks, each decision the one its own ``act`` would make (a network
+      decides in one forward pass); ``None``: alone.
+    * ``attach(view)`` (:func:`wants_view`, :func:`attach_view`): it searches, and gets its seat's
+      :class:`SeatView` at the start of every game (one agent object per seat).
+    * ``notes() -> dict | None`` (:func:`agent_notes`): what it thought of its last decision, for a game record.
+    """
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
 
 
@@ -50,10 +64,21 @@ class SeatView:
         return self._live().sample_hidden(self.seat, rng)
 
 
+def wants_view(agent: Agent) -> bool:
+    """Does ``agent`` search (define ``attach``)? It then needs a :class:`SeatView`, and an agent object per seat."""
+    return hasattr(agent, "attach")
+
+
 def attach_view(agent: Agent, live: Callable[[], State], seat: int) -> None:
     """Give ``agent`` a :class:`SeatView` of ``seat`` if it asks for one (defines ``attach``)."""
-    if hasattr(agent, "attach"):
+    if wants_view(agent):
         agent.attach(SeatView(live, seat))
+
+
+def pass_view(agent: Agent, view: SeatView) -> None:
+    """For wrappers of an agent (timing, narrating it): hand their ``view`` on if the agent asks for one."""
+    if wants_view(agent):
+        agent.attach(view)
 
 
 def agent_notes(agent: Agent) -> dict | None:
@@ -63,10 +88,14 @@ def agent_notes(agent: Agent) -> dict | None:
     return agent.notes() if hasattr(agent, "notes") else None
 
 
-def pass_view(agent: Agent, view: SeatView) -> None:
-    """For wrappers of an agent (timing, narrating it): hand their ``view`` on if the agent asks for one."""
-    if hasattr(agent, "attach"):
-        agent.attach(view)
+def picker(agent: Agent) -> Callable[[list[int]], int] | None:
+    """``agent.pick`` if it decides from the legal actions alone, else None."""
+    return getattr(agent, "pick", None)
+
+
+def batch_key(agent: Agent) -> object | None:
+    """The object that agents decided together share (``agent.batch_key``), or None for an agent decided alone."""
+    return getattr(agent, "batch_key", None)
 
 
 class RandomAgent:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 from pettingzoo import AECEnv
 
-from .agents import Agent, agent_notes, attach_view
+from .agents import Agent, agent_notes, attach_view, wants_view
 from .record import Decision
 
 
@@ -29,7 +29,7 @@ def play_game(env: AECEnv, agents: Sequence[Agent], seed: int | None = None,
     seats = {name: i for i, name in enumerate(env.possible_agents)}
     if len(agents) != len(seats):
         raise ValueError(f"play_game: {len(agents)} agents given for {len(seats)} seats")
-    searchers = [id(a) for a in agents if hasattr(a, "attach")]
+    searchers = [id(a) for a in agents if wants_view(a)]
     if len(set(searchers)) < len(searchers):
         raise ValueError("play_game: one searching agent (with attach) cannot sit in two seats; make one per seat")
     env.reset(seed=seed)
