@@ -68,6 +68,8 @@ def test_seeded_episodes_are_reproducible():
             trajectory += play_episode(env, trajectory[-1][-1])
             trajectory.append(env.reset())
         runs.append(trajectory)
+        # Gymnasium's own attributes: the seed given, and the generator the table deals from (seeded once)
+        assert env.unwrapped.np_random_seed == 7 and env.unwrapped.np_random is env.unwrapped.table.np_random
     first, second = runs
     assert len(first) == len(second) and len(first) > 3 * 20
     for a, b in zip(first, second, strict=True):

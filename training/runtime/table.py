@@ -46,6 +46,7 @@ class Table:
         self.forced = 0  # its decisions played for it since it last got an observation
         self.forced_in_episode = 0
         self.np_random: np.random.Generator | None = None
+        self.np_random_seed: int | None = None  # the seed of np_random, as Gymnasium's Env.np_random_seed
         self.seat = 0
         self.seated: list[tuple[str, Any] | None] = [None] * n  # (name, agent) per seat; None for the learner's
         self.state: State | None = None
@@ -57,10 +58,10 @@ class Table:
         """What ``gymnasium.Env.reset(seed=...)`` does to the env's generator, and fresh opponents from it;
         without a seed the sequence goes on (a first unseeded episode draws its generator from the OS)."""
         if seed is not None:
-            self.np_random, _ = seeding.np_random(seed)
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
             self.mix.reseed(self.np_random)
         elif self.np_random is None:
-            self.np_random, _ = seeding.np_random()
+            self.np_random, self.np_random_seed = seeding.np_random()
 
     def deal(self) -> None:
         """The seat, the opponents and the first position of a new game; the opponents have not played yet."""
