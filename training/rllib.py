@@ -15,11 +15,11 @@ from pathlib import Path
 
 from ..envs.core.files import new_folder
 from .cli import ArgumentParser, set_flags
-from .cli.shell import command
 from .cli.stopping import exit_code
 from .ppo.config import dump, saved_config
 from .rllib_ppo.config import RESUMABLE_KEYS, RllibConfig, read_config
 from .rllib_ppo.trainer import checkpoint_iteration, latest_checkpoint, train
+from .runtime.printed_commands import command
 
 
 def resume_config(run_dir: Path, overrides: list[str]) -> RllibConfig:

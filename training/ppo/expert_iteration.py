@@ -27,11 +27,11 @@ from ...envs.core.agents import Agent, SeatView, pass_view
 from ...envs.core.files import atomic_write
 from ...envs.core.match import play_game, score_margins
 from ...envs.core.versions import PACKAGE_VERSION
-from ..cli.stopping import parallel_map
 from ..evaluation.stats import Estimate, mean_interval
 from ..evaluation.tournament import tournament
 from ..runtime.agents import agent_factory
 from ..runtime.policy import MLPPolicy, load_policy, save_policy
+from ..runtime.processes import parallel_map
 from ..runtime.search import SearchSettings
 
 CHUNK = 20  # games per saved chunk

@@ -26,11 +26,12 @@ from tqdm import tqdm
 
 from ... import envs
 from ...envs.core.match import first_place_shares, play_game, score_margins
-from ..cli.stopping import ignore_stop_signals, start_helpers, stop_on_signals
+from ..cli.stopping import stop_on_signals
 from ..runtime.agents import load_agent
 from ..runtime.opponents import SELF, SnapshotPool
 from ..runtime.policy import MLPPolicy, PolicyAgent, PolicyInfo, load_policy, save_policy
 from ..runtime.policy_paths import policy_path
+from ..runtime.processes import ignore_stop_signals, start_helpers
 from ..runtime.single_seat import SingleSeatEnv
 from ..runtime.vector_env import batched_env
 from .checkpoint import Checkpoint, rng_state, save_checkpoint, set_rng_state

@@ -20,8 +20,8 @@ from tqdm import tqdm
 from ... import envs
 from ...envs.core.agents import attach_view
 from ...envs.core.match import score_margins
-from ..cli.stopping import parallel_map
 from ..runtime.agents import load_agent
+from ..runtime.processes import parallel_map
 from .sparse_rows import SparseRows
 
 if TYPE_CHECKING:  # torch is imported by the fit only: the processes playing teacher games need numpy alone

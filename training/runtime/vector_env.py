@@ -55,9 +55,9 @@ from gymnasium.vector.utils import batch_space
 
 from ... import envs
 from ...envs.core.game import check_seed
-from ..cli.stopping import ignore_stop_signals, start_helpers
 from .opponents import OpponentMix, Weights
 from .policy import MLPPolicy, limit_blas_threads
+from .processes import ignore_stop_signals, start_helpers
 from .single_seat import opponent_mix, seat_spaces
 from .table import Table, play_opponents, settle
 
