@@ -375,7 +375,7 @@ class State(BaseState):
 
     def _step(self, a: int) -> None:
         p, d = self.current_player, self.decision
-        self._dirty |= obs.CONTEXT  # at every decision: then _dirty alone tells whether anything is stale
+        self._dirty |= obs.STALE_CONTEXT  # at every decision: then _dirty alone tells whether anything is stale
         if d == ACTION:
             self._act(p, a)
         elif d == MOVE_TO:  # T26: the move is made and paid at SELECT
@@ -442,7 +442,7 @@ class State(BaseState):
                 self.board.set_occupant(self.king, EMPTY)
                 self.king = a - SELECT
                 self.board.set_occupant(self.king, KING)
-                self._dirty |= obs.KING
+                self._dirty |= obs.STALE_KING
             self._start_phase(self.phase_no + 1)
         elif d == SETUP_BLOCK:  # T60
             s = a - SELECT
@@ -464,7 +464,7 @@ class State(BaseState):
         else:  # SETUP_KING (T9), then T10
             self.king = a - SELECT
             self.board.set_occupant(self.king, KING)
-            self._dirty |= obs.KING
+            self._dirty |= obs.STALE_KING
             self._start_phase(1)
 
     def _act(self, p: int, a: int) -> None:
