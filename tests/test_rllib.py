@@ -24,7 +24,13 @@ from tabletop_rl import envs  # noqa: E402
 from tabletop_rl.envs.core.agents import RandomAgent  # noqa: E402
 from tabletop_rl.envs.core.match import play_game  # noqa: E402
 from tabletop_rl.training import evaluate  # noqa: E402
-from tabletop_rl.training.interop.rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id  # noqa: E402
+from tabletop_rl.training.interop.rllib_env import (  # noqa: E402
+    LEARNER,
+    SeatMapping,
+    TabletopMultiAgentEnv,
+    fixed_agent_ids,
+    snapshot_id,
+)
 from tabletop_rl.training.ppo.network import limit_threads  # noqa: E402
 from tabletop_rl.training.rllib import main as rllib_main  # noqa: E402
 from tabletop_rl.training.rllib_ppo.config import RllibConfig, read_config  # noqa: E402
