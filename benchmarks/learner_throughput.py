@@ -212,6 +212,7 @@ class Clocks:
 
     def __init__(self):
         self.seconds = {"learn": 0.0, "env": 0.0, "opponents": 0.0}
+        self.games = 0  # the learner's episodes that ended while PPO learned: its games of experience
         self.depth = {"env": 0, "opponents": 0}
         self.learning = False
 
@@ -257,7 +258,17 @@ def instrument(clocks: Clocks, game) -> Callable:
                 setattr(cls, name, clocks.wrap("opponents", getattr(cls, name)))
 
     def time_vec_env(venv) -> bool:
-        """Time the games behind the trainer's VecMonitor; True when its opponents play in this process."""
+        """Time the games behind the trainer's VecMonitor and count the games that end; True when its opponents
+        play in this process."""
+        step_wait = venv.step_wait
+
+        def counted_step_wait():
+            observations, rewards, dones, infos = step_wait()
+            if clocks.learning:
+                clocks.games += int(np.count_nonzero(dones))
+            return observations, rewards, dones, infos
+
+        venv.step_wait = counted_step_wait
         inner = venv.venv
         for name in ("step_wait", "reset", "env_method"):
             setattr(inner, name, clocks.wrap("env", getattr(inner, name)))
@@ -298,7 +309,8 @@ def ppo_child(task: dict) -> dict:
     learn, env, opponents = (clocks.seconds[k] for k in ("learn", "env", "opponents"))
     shares = ({"games": (env - opponents) / learn, "opponents": opponents / learn, "learner": 1 - env / learn}
               if in_process[0] else {"games and opponents": env / learn, "learner": 1 - env / learn})
-    return {"steps_per_second": result["num_timesteps"] / learn, "shares": shares, "players": game.num_players,
+    return {"steps_per_second": result["num_timesteps"] / learn, "games_per_second": clocks.games / learn,
+            "shares": shares, "players": game.num_players,
             "env": f"{config.vec_env}, {config.num_envs} envs" + (
                 f", {plural(config.num_workers, 'worker')}" if getattr(config, "num_workers", 0) else "")}
 
@@ -525,8 +537,12 @@ def shares(result: dict | None) -> str:
 
 
 def ppo_table(rows: list[dict]) -> str:
-    def rate(result: dict | None) -> float | None:
-        return result and result["steps_per_second"]
+    def rate(result: dict | None, unit: str = "steps") -> float | None:
+        return result and result[f"{unit}_per_second"]
+
+    def games(result: dict | None) -> str:
+        value = rate(result, "games")
+        return "—" if value is None else f"{value:,.1f}"
 
     before = any("before" in row for row in rows)
     table = []
@@ -534,16 +550,20 @@ def ppo_table(rows: list[dict]) -> str:
         after = row["after"]
         cells = [row["config"], f"{row['players']}", after["env"] if after else "—"]
         if before:
-            gain = rate(after) / rate(row["before"]) if row["before"] and after else None
-            cells += [number(rate(row["before"])), number(rate(after)), ratio(gain), shares(after),
-                      shares(row["before"])]
+            gains = [rate(after, unit) / rate(row["before"], unit) if row["before"] and after else None
+                     for unit in ("games", "steps")]
+            cells += [games(row["before"]), games(after), ratio(gains[0]), number(rate(row["before"])),
+                      number(rate(after)), ratio(gains[1]), shares(after), shares(row["before"])]
         else:
-            cells += [number(rate(after)), shares(after)]
+            cells += [games(after), number(rate(after)), shares(after)]
         table.append(cells)
-    header = (["config", "players", "env after", "before", "after", "× before", "after: time in", "before: time in"]
-              if before else ["config", "players", "env", "PPO steps/s", "time in"])
-    return ("**PPO steps/s** (wall time of `model.learn`, and its share in the games, the opponents and the "
-            "learner; targets: learner ≥ 50 %, after ≥ 3× before at 3–5 players):\n\n" + markdown(header, table))
+    header = (["config", "players", "env after", "games/s before", "games/s after", "× before", "steps/s before",
+               "steps/s after", "× before", "after: time in", "before: time in"]
+              if before else ["config", "players", "env", "games/s", "PPO steps/s", "time in"])
+    return ("**PPO games of experience per second** (the learner's training games that ended, over the wall time "
+            "of `model.learn`), PPO steps/s, and the share of that time in the games, the opponents and the "
+            "learner; targets: games/s after ≥ 2× before, ≥ 3× for Five Towers at 3–5 players:\n\n"
+            + markdown(header, table))
 
 
 def anchor_table(rates: dict[str, float]) -> str:
@@ -630,8 +650,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=positive, help="time per env measurement (default 2, --quick 0.25)")
     parser.add_argument("--workers", type=cli.count, default=2, metavar="K",
                         help="worker processes of the batched rows with workers (default 2)")
-    parser.add_argument("--before", default="dfd23e1", metavar="REV",
-                        help="the revision measured as 'before' in a temporary worktree (default dfd23e1)")
+    parser.add_argument("--before", default="535f3cd", metavar="REV",
+                        help="the revision measured as 'before' in a temporary worktree (default 535f3cd)")
     parser.add_argument("--ppo-steps", type=cli.count, help="steps per PPO run "
                         "(default 8192, --quick 1024; rollouts of a config shortened to fit)")
     parser.add_argument("--anchor-steps", type=cli.count,

@@ -37,6 +37,7 @@ def seeded_torch_policy(game: Game | PolicyInfo, seed: int = 0, **net):
     """
     import torch
     from gymnasium import spaces
+
     from tabletop_rl.training.ppo.sb3_policy import TabletopPolicy
 
     with torch.random.fork_rng(devices=[]):

@@ -92,6 +92,16 @@ def test_margin_reward_adds_the_score_margin_at_the_end():
     assert rewards[-1] == pytest.approx(expected + 0.01 * info["margin"])
 
 
+def test_outcome_reward_zero_makes_the_margin_the_whole_objective():
+    env = SingleSeatEnv("palazzo", game_options={"num_players": 3}, opponents={"heuristic": 1}, margin_reward=0.02,
+                        outcome_reward=0.0)
+    env.reset(seed=5)
+    rewards, expected, info = random_episode(env, np.random.default_rng(5))
+    assert expected != 0 and rewards[-1] == pytest.approx(0.02 * info["margin"])
+    with pytest.raises(ValueError, match="outcome_reward and margin_reward are both 0"):
+        load_config(None, ["game=palazzo", "outcome_reward=0"])
+
+
 def test_opponents_see_only_their_own_observation():
     """Opponents get env.observe(their seat) — never the learner's hand or the engine state."""
     env = SingleSeatEnv("lost_cities", opponents={"random": 1}, seat=0)
@@ -195,6 +205,15 @@ def test_teacher_games_with_random_seats_record_the_teachers_moves_only(tmp_path
     np.testing.assert_array_equal(logits.argmax(axis=1), data["actions"])
     alone = teacher_games("five_towers", {"num_players": 3}, str(teacher), games=6, seed=2)
     assert len(data["actions"]) < 0.6 * len(alone["actions"])  # about one seat in three recorded
+
+
+def test_teacher_games_that_skip_forced_decisions_record_only_the_real_ones():
+    every = teacher_games("five_towers", {"num_players": 2}, "heuristic", games=4, seed=2)
+    real = teacher_games("five_towers", {"num_players": 2}, "heuristic", games=4, seed=2, skip_forced=True)
+    choices = every["masks"].sum(axis=1) > 1
+    assert (real["masks"].sum(axis=1) > 1).all() and not choices.all()
+    np.testing.assert_array_equal(real["actions"], every["actions"][choices])
+    np.testing.assert_array_equal(real["obs"][np.arange(3)], every["obs"][np.flatnonzero(choices)[:3]])
 
 
 def test_teacher_games_do_not_depend_on_how_many_processes_play_them(monkeypatch):
@@ -593,6 +612,26 @@ def test_max_minutes_stops_at_a_boundary_and_still_reports(tmp_path, capsys):
     assert train.main([*args, "--set", "ppo.learning_rate=-1e-4"]) == 2
     assert "ppo.learning_rate must be > 0" in capsys.readouterr().err
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["five_towers", "five_towers-2"]
+
+
+def test_max_games_counts_games_of_experience_across_a_resume(tmp_path, capsys):
+    """Games of experience (the learner's training episodes that ended) are counted at each evaluation and in the
+    checkpoint, and max_games stops at the first boundary past it; here with forced decisions skipped and a shared
+    trunk (a format-3 policy file)."""
+    args = tiny_config(tmp_path, "five_towers", vec_env="batched", max_games=3, skip_forced=True,
+                       total_timesteps=2048, network={"shared": [16], "pi": [8], "vf": []})
+    assert train.main(args) == 0
+    run = tmp_path / "runs" / "five_towers"
+    printed = capsys.readouterr().out
+    assert "Stopped by max_games=3." in printed and "games/s" in printed
+    state = json.loads(latest_checkpoint(run).read_text())
+    games, step = state["trainer"]["games"], state["step"]
+    assert 3 <= games <= 10 and step in (128, 256, 384)  # 2 games x 64 steps per rollout; ~25 learner steps a game
+    history = json.loads((run / "eval_history.json").read_text())
+    assert history[0]["trained_games"] == 0 and history[-1]["trained_games"] == games
+    assert load_policy(run / "policy.safetensors").info.network["shared"] == [16]
+    assert train.main(["--resume", str(run), "--set", "max_games=null", "--set", f"total_timesteps={step + 128}"]) == 0
+    assert json.loads(latest_checkpoint(run).read_text())["trainer"]["games"] > games
 
 
 def test_init_from_fine_tunes_a_policy_and_refuses_another_network(tmp_path, capsys):

@@ -363,6 +363,9 @@ def test_any_agent_offering_a_batch_key_is_decided_in_batches_subclasses_too():
             NewKind.batches.append(len(agents))
             return [int(np.flatnonzero(mask)[0]) for mask in masks]
 
+        def only(self, action):
+            return action
+
     class Subclass(PolicyAgent):
         def act(self, observation, action_mask):
             raise AssertionError("decided alone")

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..envs.core.extras import install_hint
 
 try:  # the light install (pip install -e .) evaluates and plays, but cannot train
-    from .ppo.trainer import Trainer
+    from .ppo.trainer import LIMITS, Trainer
 except ModuleNotFoundError as error:
     if (error.name or "").partition(".")[0] not in ("torch", "stable_baselines3", "sb3_contrib"):
         raise
@@ -99,14 +99,15 @@ def main(argv: list[str] | None = None) -> int:
             "continues from its newest checkpoint" if latest_checkpoint(run_dir) else
             "starts the run again: nothing is saved before the first checkpoint (a warm start is not kept)")):
         result = trainer.run(run_dir, resumed)
-    print(f"\n{config.name}: {result['status']} {result['num_timesteps']:,} steps in "
-          f"{result['minutes']:.1f} min ({result['steps_per_second']:.0f} PPO steps/s).")
+    print(f"\n{config.name}: {result['status']} {result['num_timesteps']:,} steps, {result['games']:,} games of "
+          f"experience in {result['minutes']:.1f} min ({result['steps_per_second']:.0f} PPO steps/s, "
+          f"{result['games_per_second']:.1f} games/s).")
     for record in result["final"]:
         print("  " + describe(record))
     print(f"Run folder: {run_dir}\nReport: {result['report']}\n\nNext:")
     for what, line in next_steps(trainer.game, run_dir, result["policy"], result["num_timesteps"], result["finished"]):
         print(f"  {what + ':':<22} {line}")
-    return exit_code(result["stopped"]) if result["stopped"] not in (None, "max_minutes") else 0
+    return exit_code(result["stopped"]) if result["stopped"] not in (None, *LIMITS) else 0
 
 
 if __name__ == "__main__":

@@ -35,7 +35,8 @@ class Agent(Protocol):
     * ``batch_key`` and ``act_batch(agents, observations, masks) -> actions`` (:func:`batch_key`): agents whose
       ``batch_key`` is the same object are decided together, in one call of the first one's ``act_batch`` with all
       of them and their stacked observations and masks, each decision the one its own ``act`` would make (a network
-      decides in one forward pass); ``None``: alone.
+      decides in one forward pass); ``None``: alone. Such an agent also has ``only(action)``: its decision when
+      ``action`` is the only legal one, without the batch (drawing from its generator as a batched decision would).
     * ``attach(view)`` (:func:`wants_view`, :func:`attach_view`): it searches, and gets its seat's
       :class:`SeatView` at the start of every game (one agent object per seat).
     * ``notes() -> dict | None`` (:func:`agent_notes`): what it thought of its last decision, for a game record.

@@ -105,11 +105,13 @@ VEC_ENVS = ("auto", "subproc", "dummy", "batched")
 class Config(Run):
     total_timesteps: int = 200_000
     max_minutes: float | None = None  # wall-clock cap of one invocation; stops cleanly with a checkpoint
+    max_games: int | None = None  # learner games of experience (episodes ended) after which PPO stops, as max_minutes
     n_envs: int | None = None  # None: one per CPU core
     vec_env: str = "auto"  # auto (subproc if n_envs > 1), subproc, dummy or batched (every game in one SeatVectorEnv)
     num_workers: int = 0  # batched: processes the games are shared between (0: in the training process)
     seat: int | str = "random"  # the learner's seat: random each episode, or a fixed seat
     margin_reward: float = 0.0  # adds this × (own score − mean of the others') to the terminal reward
+    outcome_reward: float = 1.0  # the weight of the win/loss return in it (0: the margin alone is the objective)
     skip_forced: bool = False  # the learner's decisions with one legal action are played for it: the same games
     # Fine-tune: a fresh run starts from this policy's weights ("pretrained" or a checkpoint / run dir);
     # its network must have the sizes of `network`.
@@ -139,7 +141,7 @@ class Config(Run):
 
 
 # keys that may differ when a run is resumed: they steer the run, not what is being learned
-RESUMABLE_KEYS = {"total_timesteps", "max_minutes", "n_envs", "vec_env", "num_workers", "torch_threads",
+RESUMABLE_KEYS = {"total_timesteps", "max_minutes", "max_games", "n_envs", "vec_env", "num_workers", "torch_threads",
                   "checkpoint_every", "keep_checkpoints", "progress_bar", "runs_dir", "eval"}
 
 
@@ -298,8 +300,10 @@ def _check_values(c: Config) -> None:
     except ValueError as error:
         problems.append(str(error))
     non_negative = {"eval.every": c.eval.every, "ppo.ent_coef": c.ppo.ent_coef, "ppo.vf_coef": c.ppo.vf_coef,
-                    "margin_reward": c.margin_reward}
+                    "margin_reward": c.margin_reward, "outcome_reward": c.outcome_reward}
     problems += [f"{k} must be >= 0 (got {v})" for k, v in non_negative.items() if v < 0]
+    if c.outcome_reward == 0 == c.margin_reward:
+        problems.append("outcome_reward and margin_reward are both 0: the learner would get no reward")
     if c.ppo.batch_size < 2:
         problems.append(f"ppo.batch_size must be >= 2 (got {c.ppo.batch_size})")
     if c.ppo.target_kl is not None and c.ppo.target_kl <= 0:
@@ -310,6 +314,8 @@ def _check_values(c: Config) -> None:
         problems.append(f"warm_start.workers must be >= 1 or null (got {c.warm_start.workers})")
     if c.n_envs is not None and c.n_envs < 1:
         problems.append(f"n_envs must be >= 1 or null (got {c.n_envs})")
+    if c.max_games is not None and c.max_games <= 0:
+        problems.append(f"max_games must be > 0 or null (got {c.max_games})")
     if c.max_minutes is not None and c.max_minutes <= 0:
         problems.append(f"max_minutes must be > 0 or null (got {c.max_minutes})")
     if not 0 <= c.num_workers <= c.num_envs:

@@ -106,8 +106,9 @@ def write_report(run_dir: Path, game: Game, config: dict[str, Any], history: lis
         plot_learning_curve(history, curve, f"{config['name']} ({config['game']})")
     lines = [f"# Training report: {config['name']}", "",
              f"Game `{config['game']}` with options `{config['game_options'] or {}}`; "
-             f"{facts['num_timesteps']:,} environment steps in {facts['minutes']:.1f} minutes "
-             f"({facts['steps_per_second']:.0f} PPO steps/s, {facts['n_envs']} envs). {facts['status']}", ""]
+             f"{facts['num_timesteps']:,} environment steps, {facts['games']:,} games of experience, in "
+             f"{facts['minutes']:.1f} minutes ({facts['steps_per_second']:.0f} PPO steps/s, "
+             f"{facts['games_per_second']:.1f} games/s, {facts['n_envs']} envs). {facts['status']}", ""]
     if final:
         games = final[0]["games"]
         lines += [f"## Final evaluation ({games} seat-balanced games per opponent, deterministic policy)", "",

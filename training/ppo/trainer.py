@@ -43,6 +43,7 @@ from .vec_env import SB3SeatVecEnv
 from .warm_start import imitate, teacher_games
 
 EVAL_SEED_TAG = 7919  # evaluation deals derive from (seed, tag): never the training deals
+LIMITS = ("max_minutes", "max_games")  # what ends a run early but finished: it evaluates and exports its policy
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -112,13 +113,15 @@ class Trainer:
         self.env_kwargs = {"game": c.game, "game_options": c.game_options, "seat": c.seat,
                            "opponents": c.opponents.mix, "network": self.network,
                            "snapshot_deterministic": c.opponents.snapshot_deterministic,
-                           "margin_reward": c.margin_reward, "skip_forced": c.skip_forced}
+                           "margin_reward": c.margin_reward, "outcome_reward": c.outcome_reward,
+                           "skip_forced": c.skip_forced}
         SingleSeatEnv(**self.env_kwargs)  # the seat and the opponent mix (every agent in it) check out
         self.policy_kwargs = {"network": self.network}
         self.pool = SnapshotPool(c.opponents.pool_size)
         self.history: list[dict[str, Any]] = []
         self.last = {"snapshot": None, "eval": None, "checkpoint": 0}  # step of the last time each was done
         self.minutes_before = 0.0  # wall-clock of earlier invocations of this run
+        self.games = 0  # the learner's games of experience: its training episodes that ended
         self.warm_start_facts = ""  # how the initial policy was made, for the report
         # A resumed run already holds its weights: it neither needs nor checks the init_from policy.
         self.init_policy = self.load_init_policy() if fresh and c.init_from else None
@@ -159,6 +162,7 @@ class Trainer:
         self.pool = SnapshotPool(self.config.opponents.pool_size, checkpoint.pool)
         self.history, self.last, self.minutes_before = state["eval_history"], state["last"], state["minutes"]
         self.warm_start_facts = state["warm_start"]
+        self.games = state.get("games", 0)  # a checkpoint of an earlier release did not count them
         # Building the model re-seeded everything from the original seed: put back the RNGs of the
         # checkpoint, and give the (restarted) episodes deals that depend on where the run resumes.
         set_rng_state(checkpoint.rng)
@@ -168,9 +172,9 @@ class Trainer:
         c, w = self.config, self.config.warm_start
         began = time.monotonic()
         say(f"warm start: imitating {w.teacher} in {w.games} games ...", None)
-        data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward,
+        data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward, c.outcome_reward,
                              workers=w.workers or os.cpu_count() or 1, progress=c.progress_bar,
-                             random_seats=w.random_seats)
+                             random_seats=w.random_seats, skip_forced=c.skip_forced)
         fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed)
         mixed = f", {w.random_seats:.0%} of the seats random" if w.random_seats else ""
         self.warm_start_facts = (f"Warm start: imitated `{w.teacher}` on {fit['decisions']:,} decisions "
@@ -209,8 +213,8 @@ class Trainer:
         c = self.config
         learner = PolicyAgent(MLPPolicy(weights_of(model.policy), self.info(step)),
                               deterministic=c.eval.deterministic, seed=c.seed)
-        records = [evaluate(learner, c.game, c.game_options, opponent, games, c.seed, step)
-                   for opponent in c.eval.opponents]
+        records = [{**evaluate(learner, c.game, c.game_options, opponent, games, c.seed, step),
+                    "trained_games": self.games, "minutes": round(self.minutes(), 3)} for opponent in c.eval.opponents]
         for r in records:
             tag = f"eval/{r['opponent']}"
             model.logger.record(f"{tag}/win_rate", r["win_rate"])
@@ -233,7 +237,7 @@ class Trainer:
         self.last["checkpoint"] = step
         model.num_timesteps = step  # after an interrupt: the step count of the boundary being saved
         trainer = {"eval_history": self.history, "last": self.last, "minutes": self.minutes(),
-                   "warm_start": self.warm_start_facts, "finished": finished}
+                   "warm_start": self.warm_start_facts, "finished": finished, "games": self.games}
         save_checkpoint(self.run_dir / "checkpoints", step, model, self.info(step, run=self.run_dir.name),
                         self.pool.snapshots, rng, trainer, self.config.keep_checkpoints)
 
@@ -267,7 +271,7 @@ class Trainer:
             elif self.init_policy is not None:
                 load_weights(model.policy, self.init_policy.weights)
                 say(self.warm_start_facts, None)
-            start = model.num_timesteps
+            start, start_games = model.num_timesteps, self.games
             if not self.pool.snapshots:  # the envs are reset (opponents drawn) before the first rollout
                 self.pool.add(weights_of(model.policy))
                 self.last["snapshot"] = start
@@ -283,7 +287,9 @@ class Trainer:
             # An interrupted rollout was never learned from: save the state of its start instead (or of
             # the start of training, if the signal came before the first rollout).
             step, rng = (loop.boundary if stopped and loop.boundary else (model.num_timesteps, rng_state()))
-            done, final = stopped in (None, "max_minutes"), []
+            if stopped and loop.boundary:
+                self.games = loop.boundary_games
+            done, final = stopped in (None, *LIMITS), []
             if done:
                 say(f"final evaluation: {c.eval.final_games} games per opponent ...", None)
                 final = self.run_evaluation(model, step, c.eval.final_games, None)
@@ -293,12 +299,14 @@ class Trainer:
         finally:
             venv.close()
         minutes = self.minutes()
-        status = {None: "Training completed.", "max_minutes": f"Stopped by max_minutes={c.max_minutes}."}.get(
-            stopped, f"Interrupted ({stopped}); continue with --resume.")
-        facts = {"num_timesteps": step, "minutes": minutes, "n_envs": c.num_envs,
+        status = {None: "Training completed.", **{limit: f"Stopped by {limit}={getattr(c, limit)}." for limit in LIMITS}
+                  }.get(stopped, f"Interrupted ({stopped}); continue with --resume.")
+        learned = max(learn_seconds, 1e-9)
+        facts = {"num_timesteps": step, "minutes": minutes, "n_envs": c.num_envs, "games": self.games,
                  "finished": done and step >= c.total_timesteps,  # else --resume continues it
                  "status": f"{status} {self.warm_start_facts}".strip(),
-                 "steps_per_second": (step - start) / max(learn_seconds, 1e-9),  # PPO and its evaluations
+                 "steps_per_second": (step - start) / learned,  # PPO and its evaluations
+                 "games_per_second": (self.games - start_games) / learned,
                  "policy": run_dir / ("policy.safetensors" if done else f"checkpoints/step_{step:012d}.safetensors")}
         report = write_report(run_dir, self.game, c.to_dict(), self.history, final, facts)
         return {"report": report, "final": final, "stopped": stopped, **facts}
@@ -312,6 +320,7 @@ class TrainingLoop(BaseCallback):
         self.trainer = trainer
         self.stop_reason: str | None = None
         self.boundary: tuple[int, dict[str, Any]] | None = None
+        self.boundary_games = 0  # the learner's games at that boundary
         self.bar: tqdm | None = None
 
     def _on_training_start(self) -> None:
@@ -324,12 +333,15 @@ class TrainingLoop(BaseCallback):
     def _on_rollout_start(self) -> None:
         step = self.num_timesteps
         self.trainer.at_boundary(self.model, step, self)
-        self.boundary = (step, rng_state())
-        max_minutes = self.trainer.config.max_minutes
-        if max_minutes is not None and (time.monotonic() - self.trainer.started) / 60 >= max_minutes:
+        self.boundary, self.boundary_games = (step, rng_state()), self.trainer.games
+        c = self.trainer.config
+        if c.max_minutes is not None and (time.monotonic() - self.trainer.started) / 60 >= c.max_minutes:
             self.stop_reason = "max_minutes"
+        if c.max_games is not None and self.trainer.games >= c.max_games:
+            self.stop_reason = "max_games"
 
     def _on_step(self) -> bool:
+        self.trainer.games += int(np.count_nonzero(self.locals["dones"]))
         if self.bar is not None:
             self.bar.update(self.training_env.num_envs)
         return self.stop_reason is None

@@ -4,9 +4,10 @@ starts from about the teacher's level with a value function that already means s
 :func:`teacher_games` records every decision of every seat in teacher-vs-teacher games (what ``env.observe``
 gives that seat, the mask, the action, the seat's final reward). With ``random_seats``, a random player takes
 that share of the seats instead (drawn per seat and game; its moves are not recorded), so that the teacher is
-also imitated where random play leads and its own games never go. The games are played in chunks of ``CHUNK``
-over ``workers`` processes; chunk c is seeded ``(seed, 1, c)``, so the data do not depend on how many processes
-played them. Observations are kept sparse (:class:`~tabletop_rl.training.ppo.sparse_rows.SparseRows`).
+also imitated where random play leads and its own games never go. With ``skip_forced``, decisions with one legal
+action are not recorded: the learner will not see them (their cross-entropy is zero anyway). The games are played
+in chunks of ``CHUNK`` over ``workers`` processes; chunk c is seeded ``(seed, 1, c)``, so the data do not depend on
+how many processes played them. Observations are sparse (:class:`~tabletop_rl.training.ppo.sparse_rows.SparseRows`).
 :func:`imitate` fits the policy and its value head to them with the imitation fitter.
 """
 
@@ -19,9 +20,9 @@ from tqdm import tqdm
 
 from ... import envs
 from ...envs.core.agents import attach_view
-from ...envs.core.match import score_margins
 from ..runtime.agents import load_agent
 from ..runtime.processes import parallel_map
+from ..runtime.table import training_rewards
 from .sparse_rows import SparseRows
 
 if TYPE_CHECKING:  # torch is imported by the fit only: the processes playing teacher games need numpy alone
@@ -31,12 +32,12 @@ CHUNK = 200  # teacher games per task
 
 
 def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed: int,
-                  margin_reward: float = 0.0, workers: int = 1, progress: bool = False,
-                  random_seats: float = 0.0) -> dict[str, Any]:
+                  margin_reward: float = 0.0, outcome_reward: float = 1.0, workers: int = 1, progress: bool = False,
+                  random_seats: float = 0.0, skip_forced: bool = False) -> dict[str, Any]:
     """Every teacher decision of ``games`` games (teacher-vs-teacher, or with ``random_seats`` of the seats played
     by random players): observations (``SparseRows``), masks, actions, final rewards (arrays)."""
-    tasks = [(game, game_options, teacher, min(CHUNK, games - start), [seed, 1, c], margin_reward, random_seats)
-             for c, start in enumerate(range(0, games, CHUNK))]
+    tasks = [(game, game_options, teacher, min(CHUNK, games - start), [seed, 1, c], margin_reward, random_seats,
+              skip_forced, outcome_reward) for c, start in enumerate(range(0, games, CHUNK))]
     parts = []
     with tqdm(total=games, unit="game", desc=f"{teacher} games", disable=not progress, mininterval=1) as bar:
         for task, part in zip(tasks, parallel_map(_play_chunk, tasks, workers), strict=True):
@@ -48,7 +49,8 @@ def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed:
 
 
 def _play_chunk(game: str, game_options: dict, teacher: str, games: int, seed: list[int],
-                margin_reward: float, random_seats: float = 0.0) -> dict[str, Any]:
+                margin_reward: float, random_seats: float = 0.0, skip_forced: bool = False,
+                outcome_reward: float = 1.0) -> dict[str, Any]:
     env = envs.make(game, wrapped=False, **game_options)
     rng = np.random.default_rng(seed)
     teachers = [load_agent(teacher, env.game, seed=int(rng.integers(2**63))) for _ in env.possible_agents]
@@ -71,16 +73,13 @@ def _play_chunk(game: str, game_options: dict, teacher: str, games: int, seed: l
             view = env.observe(env.agent_selection)
             s = seat[env.agent_selection]
             action = agents[s].act(view["observation"], view["action_mask"])
-            if taught[s]:
+            if taught[s] and not (skip_forced and np.count_nonzero(view["action_mask"]) == 1):
                 game_obs.append(view["observation"])
                 masks.append(view["action_mask"].astype(bool))
                 actions.append(action)
                 seats.append(s)
             env.step(action)
-        first = env.possible_agents[0]
-        final = np.array([env.rewards[a] for a in env.possible_agents])
-        if margin_reward and not env.truncations[first]:  # the shaping of SingleSeatEnv, seat by seat
-            final += margin_reward * score_margins(env.infos[first]["scores"])
+        final = training_rewards(env.game_state, outcome_reward, margin_reward)  # SingleSeatEnv's, seat by seat
         rewards += [final[s] for s in seats]
         obs.extend(np.array(game_obs, np.float32).reshape(len(game_obs), obs.width))
     return {"obs": obs, "masks": np.array(masks), "actions": np.array(actions),

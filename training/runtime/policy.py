@@ -267,6 +267,14 @@ class PolicyAgent:
         cdf = np.cumsum(np.exp(logits - logits.max(), dtype=np.float64))  # illegal actions add 0: never drawn
         return int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
 
+    def only(self, action: int) -> int:
+        """The decision when ``action`` is the only legal one: ``choose``'s answer without the network, drawing from
+        the generator as ``choose`` does, so that the games are the same (what play inside the envs uses)."""
+        self._last = None
+        if not self.deterministic:
+            self.rng.random()
+        return action
+
     def notes(self) -> dict[str, Any] | None:
         """Its last decision's notes for a game record: the policy's likeliest legal moves with their
         probabilities (at most ``TOP_MOVES``) and the critic's value of the position, in the scale of the reward

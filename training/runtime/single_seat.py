@@ -31,7 +31,8 @@ class SingleSeatEnv(gym.Env):
     def __init__(self, game: str, game_options: Mapping[str, Any] | None = None,
                  opponents: Mapping[str, float] | None = None, seat: int | str = "random",
                  network: Mapping[str, Any] | None = None, snapshot_deterministic: bool = False,
-                 margin_reward: float = 0.0, skip_forced: bool = False, render_mode: str | None = None):
+                 margin_reward: float = 0.0, skip_forced: bool = False, outcome_reward: float = 1.0,
+                 render_mode: str | None = None):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported; use one of "
                              f"{self.metadata['render_modes']} or None")
@@ -42,7 +43,7 @@ class SingleSeatEnv(gym.Env):
         self.observation_space, self.action_space = seat_spaces(self.game)
         mix = {"random": 1.0} if opponents is None else opponents  # an empty mix is refused, not taken for random
         self.table = Table(self.game, OpponentMix(self.game, mix, network, snapshot_deterministic), seat,
-                           margin_reward, skip_forced)
+                           margin_reward, skip_forced, outcome_reward)
         self.opponents = self.table.mix
 
     @property

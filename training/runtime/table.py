@@ -32,7 +32,7 @@ class Table:
     """One seat of ``game`` for the learner, the other seats played by agents drawn from ``mix`` per episode."""
 
     def __init__(self, game: Game, mix: OpponentMix, seat: int | str = "random", margin_reward: float = 0.0,
-                 skip_forced: bool = False):
+                 skip_forced: bool = False, outcome_reward: float = 1.0):
         n = game.num_players
         if type(skip_forced) is not bool:
             raise ValueError(f"skip_forced={skip_forced!r} is not allowed; expected True or False")
@@ -42,6 +42,7 @@ class Table:
         self.mix = mix
         self.seat_choice = seat
         self.margin_reward = margin_reward
+        self.outcome_reward = outcome_reward
         self.skip_forced = skip_forced  # the learner's decisions with one legal action are played for it
         self.forced = 0  # its decisions played for it since it last got an observation
         self.forced_in_episode = 0
@@ -125,9 +126,7 @@ class Table:
         if self.forfeited:
             return ILLEGAL_REWARD, True, False
         truncated = self.state.is_truncated()
-        reward = float(self.state.returns()[self.seat])
-        if self.margin_reward and not truncated:
-            reward += self.margin_reward * float(score_margins(self.state.scores())[self.seat])
+        reward = float(training_rewards(self.state, self.outcome_reward, self.margin_reward)[self.seat])
         return reward, not truncated, truncated
 
     def end_info(self) -> dict[str, Any]:
@@ -144,6 +143,17 @@ class Table:
         return info
 
 
+def training_rewards(state: State, outcome_reward: float = 1.0, margin_reward: float = 0.0) -> np.ndarray:
+    """Every seat's reward for a game that ended: ``outcome_reward`` × its return (win/loss, ``State.returns``) plus
+    ``margin_reward`` × its score margin (own score − the others' mean; none when the game was truncated). With
+    ``outcome_reward=0`` the objective is the margin alone (Lost Cities: ``margin_reward=0.02`` is the score
+    difference / 50)."""
+    rewards = outcome_reward * state.returns()
+    if margin_reward and not state.is_truncated():
+        rewards = rewards + margin_reward * np.asarray(score_margins(state.scores()), float)
+    return rewards
+
+
 def play_opponents(tables: Sequence[Table]) -> None:
     """Play the opponents of every table until each waits on its learner or is over.
 
@@ -153,7 +163,8 @@ def play_opponents(tables: Sequence[Table]) -> None:
     observation, any other on its seat's view — until each table waits on its learner, is over, or waits on an agent
     decided in a batch (the agent protocol, ``envs/core/agents.py``); then every table waiting on agents of the same
     batch key (the shipped policy, a self-play snapshot: one network) is decided in one call, and the round begins
-    again. Each table's decisions come in its own order whatever the other tables do."""
+    again. A batched agent's decision with one legal action needs no batch (``only``). Each table's decisions come
+    in its own order whatever the other tables do."""
     waiting = tables
     while waiting:
         batches: dict[int, list[tuple[Table, Agent]]] = {}
@@ -173,6 +184,9 @@ def play_opponents(tables: Sequence[Table]) -> None:
                 agent = table.seated[p][1]
                 key = batch_key(agent)
                 if key is not None:
+                    if len(legal := state.legal_actions()) == 1:  # no forward pass for a forced decision
+                        state.apply_action(agent.only(legal[0]))
+                        continue
                     batches.setdefault(id(key), []).append((table, agent))
                     break
                 pick = picker(agent)
