@@ -6,9 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.game import TERMINAL
-from .board import EMPTY, KING, SIZE, square_name
-from .cards import CARD_NAMES, MASTER_NAMES, MASTER_TEXT, MOVE_BLOCK
-from .game import (
+from .actions import (
     ACQUIRE,
     ACTION,
     ADD_KNIGHT,
@@ -33,6 +31,8 @@ from .game import (
     STACK,
     STACK_CURRENT,
 )
+from .board import EMPTY, KING, SIZE, square_name
+from .cards import CARD_NAMES, MASTER_NAMES, MASTER_TEXT, MOVE_BLOCK
 
 if TYPE_CHECKING:
     from .game import State
