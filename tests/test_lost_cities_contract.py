@@ -12,7 +12,7 @@ from tabletop_rl import envs
 from tabletop_rl.envs.core.game import ChanceNeeded
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.lost_cities import Game, State, env, raw_env
-from tabletop_rl.envs.lost_cities.game import COLOUR_NAMES
+from tabletop_rl.envs.lost_cities.cards import COLOUR_NAMES
 from tests.contract import (
     assert_matches_golden,
     check_bad_input,
