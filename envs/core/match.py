@@ -53,6 +53,13 @@ def play_game(env: AECEnv, agents: Sequence[Agent], seed: int | None = None,
     return returns, scores
 
 
+def seat_among(agent: Agent, others: Sequence[Agent], seat: int) -> list[Agent]:
+    """``agent`` in ``seat`` and ``others`` in the remaining seats, in their order: the seating of one agent's
+    seat-balanced games against the others (game g of such a series puts it in seat ``g % num_players``; the
+    evaluations of training and the games expert iteration records)."""
+    return [*others[:seat], agent, *others[seat:]]
+
+
 def first_place_shares(returns: Sequence[float]) -> np.ndarray:
     """Per seat: 1 for the sole winner, 1/k for each of k seats tied for first, 0 otherwise."""
     returns = np.asarray(returns, dtype=float)

@@ -25,7 +25,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from tqdm import tqdm
 
 from ... import envs
-from ...envs.core.match import first_place_shares, play_game, score_margins
+from ...envs.core.match import first_place_shares, play_game, score_margins, seat_among
 from ..cli.stopping import stop_on_signals
 from ..runtime.agents import load_agent
 from ..runtime.opponents import SELF, SnapshotPool
@@ -63,8 +63,7 @@ def evaluate(learner: Any, game: str, game_options: dict, opponent: str, games: 
     seats, wins, margins = [], [], []
     for g in range(games):
         seat = g % n
-        agents = [*others[:seat], learner, *others[seat:]]
-        returns, scores = play_game(env, agents, seed=int(deals[g // n]))
+        returns, scores = play_game(env, seat_among(learner, others, seat), seed=int(deals[g // n]))
         seats.append(seat)
         wins.append(float(first_place_shares(returns)[seat]))
         if scores is not None:
