@@ -6,6 +6,7 @@ reset and close, and whose reset deals the games of a fresh env. Real workers, k
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -42,6 +43,7 @@ if __name__ == "__main__":
 # A custom opponent that raises while the file FAIL exists beside it (read in every worker).
 FAILING = """
 import gc
+import multiprocessing
 import os
 import numpy as np
 
@@ -246,3 +248,14 @@ def test_an_env_collected_without_close_ends_its_workers():
     del envs
     gc.collect()
     assert not any(p.is_alive() for p in processes)
+
+
+def test_a_wrong_argument_found_by_the_workers_is_the_line_of_the_games_in_this_process():
+    for kwargs in ({"opponent": "no_such_agent"}, {"opponent": "tests/custom_agents.py:broken"}):
+        with pytest.raises(ValueError) as alone:
+            gymnasium.make_vec(env_id("lost_cities"), num_envs=2, **kwargs)
+        before = set(multiprocessing.active_children())
+        with pytest.raises(type(alone.value)) as sharded:
+            gymnasium.make_vec(env_id("lost_cities"), num_envs=2, num_workers=2, **kwargs)
+        assert str(sharded.value) == str(alone.value) and "\n" not in str(sharded.value)
+        assert not set(multiprocessing.active_children()) - before  # the workers that found it are gone

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
+import pickle
 import signal
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -407,8 +408,7 @@ class ShardedSeatVectorEnv(SeatVectors):
             raise
         if errors:
             self.close()
-            kind, message = errors[0][1]  # the arguments were wrong: the same line as in this process
-            raise (ValueError(message) if kind == "ValueError" else RuntimeError(f"a worker: {kind}: {message}"))
+            raise errors[0][1]  # the arguments were wrong: what the games in this process would raise
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -518,8 +518,12 @@ def _serve(pipe: Connection, buffers: list, lo: int, hi: int, game: str, kwargs:
     try:
         env = SeatVectorEnv(game, hi - lo, copy=False, **kwargs)
         answer: tuple[str, Any] = ("ok", None)
-    except Exception as error:  # said in the main process
-        answer = ("error", (type(error).__name__, str(error)))
+    except Exception as error:  # raised in the main process: the same exception, when it can travel there
+        try:
+            pickle.loads(pickle.dumps(error))
+        except Exception:
+            error = RuntimeError(f"{type(error).__name__}: {error}")
+        answer = ("error", error)
     try:
         pipe.send(answer)
         if answer[0] == "error":
