@@ -384,7 +384,10 @@ class ShardedSeatVectorEnv(SeatVectors):
         self._shards = list(zip(bounds[:-1], bounds[1:], strict=True))
         self._pipes: list[Connection] = []
         self._processes: list[Any] = []
-        self._waiting: list[bool] = []  # a command was sent to the worker and its answer not yet read
+        # Each call is numbered and its answers carry the number: the answer to a call that Ctrl-C cut short is
+        # dropped when it arrives later, never taken for the answer to the next call.
+        self._calls = 0
+        self._expected: list[int | None] = []  # per worker: the number of the call whose answer is awaited
         # Ends the workers on close(), when this env is collected, and at exit before multiprocessing's own exit
         # handler (exitpriority >= 0 runs first), which would wait for ever on workers that ignore SIGTERM.
         self._end = Finalize(self, _end_workers, args=(self._pipes, self._processes), exitpriority=10)
@@ -396,7 +399,7 @@ class ShardedSeatVectorEnv(SeatVectors):
                                       name=f"tabletop-games-{lo}-{hi}")
             self._pipes.append(ours)
             self._processes.append(process)
-            self._waiting.append(True)  # each worker says whether it could build its games
+            self._expected.append(0)  # call 0: each worker says whether it could build its games
             process.start()
             theirs.close()
         try:
@@ -439,14 +442,15 @@ class ShardedSeatVectorEnv(SeatVectors):
         """Send each worker its command (None: not this one) and return their answers; a worker's error is raised
         as one line naming it, and leaves the env out of step (its games may be half-way)."""
         with self._running(call):
-            self._gather(call)  # the answers of an interrupted call (only reset gets here then): stale, dropped
+            self._calls += 1
+            self._expected = [None] * self.num_workers  # an interrupted call's answers are no longer awaited
             for w, command in enumerate(commands):
                 if command is not None:
+                    self._expected[w] = self._calls
                     try:
-                        self._pipes[w].send(command)
+                        self._pipes[w].send((self._calls, *command))
                     except OSError:  # killed between two calls
                         raise self._lost(w) from None
-                    self._waiting[w] = True
             answers = self._gather(call)
             for w, answer in enumerate(answers):
                 if answer is not None and answer[0] == "error":
@@ -460,7 +464,7 @@ class ShardedSeatVectorEnv(SeatVectors):
         answers: list[Any] = [None] * self.num_workers
         timeout = self.worker_timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
-        busy = [w for w, waiting in enumerate(self._waiting) if waiting]
+        busy = [w for w, expected in enumerate(self._expected) if expected is not None]
         while busy:
             ready = wait([self._pipes[w] for w in busy] + [self._processes[w].sentinel for w in busy],
                          timeout=max(0.0, deadline - time.monotonic()))
@@ -471,11 +475,13 @@ class ShardedSeatVectorEnv(SeatVectors):
             for w in list(busy):
                 if self._pipes[w].poll():  # before the sentinel: a worker may answer and then end
                     try:
-                        answers[w] = self._pipes[w].recv()
+                        number, *answer = self._pipes[w].recv()
                     except (EOFError, OSError):
                         raise self._lost(w) from None
-                    self._waiting[w] = False
-                    busy.remove(w)
+                    if number == self._expected[w]:  # else the answer to an interrupted call: dropped
+                        answers[w] = answer
+                        self._expected[w] = None
+                        busy.remove(w)
                 elif self._processes[w].sentinel in ready:
                     raise self._lost(w)
         return answers
@@ -493,20 +499,23 @@ class ShardedSeatVectorEnv(SeatVectors):
 def _end_workers(pipes: list[Connection], processes: list[Any]) -> None:
     """Ask every worker to end, kill those still there after ``CLOSE_WAIT`` seconds (stopped, or busy with the
     step an interrupt left), close the pipes."""
-    for pipe in pipes:
-        with suppress(OSError):  # already gone
-            pipe.send(("close", None))
-    deadline = time.monotonic() + CLOSE_WAIT
-    for process in processes:
-        if process.pid is not None:  # started
-            process.join(max(0.0, deadline - time.monotonic()))
-            if process.is_alive():
+    try:
+        for pipe in pipes:
+            with suppress(OSError):  # already gone
+                pipe.send((None, "close", None))
+        deadline = time.monotonic() + CLOSE_WAIT
+        for process in processes:
+            if process.pid is not None:  # started
+                process.join(max(0.0, deadline - time.monotonic()))
+    finally:  # killed even when a Ctrl-C cuts the wait short: none may outlive the env
+        for process in processes:
+            if process.pid is not None and process.is_alive():
                 process.kill()
                 process.join()
-    for pipe in pipes:
-        pipe.close()
-    pipes.clear()
-    processes.clear()
+        for pipe in pipes:
+            pipe.close()
+        pipes.clear()
+        processes.clear()
 
 
 def _serve(pipe: Connection, buffers: list, lo: int, hi: int, game: str, kwargs: Mapping[str, Any]) -> None:
@@ -525,11 +534,11 @@ def _serve(pipe: Connection, buffers: list, lo: int, hi: int, game: str, kwargs:
             error = RuntimeError(f"{type(error).__name__}: {error}")
         answer = ("error", error)
     try:
-        pipe.send(answer)
+        pipe.send((0, *answer))
         if answer[0] == "error":
             return
         while True:
-            command, argument = pipe.recv()
+            number, command, argument = pipe.recv()
             if command == "close":
                 return
             try:
@@ -548,7 +557,7 @@ def _serve(pipe: Connection, buffers: list, lo: int, hi: int, game: str, kwargs:
                     view[:] = getattr(env, name)
             except Exception as error:  # the main process says it, and refuses all but reset
                 answer = ("error", (type(error).__name__, str(error)))
-            pipe.send(answer)
+            pipe.send((number, *answer))
     except (EOFError, OSError):  # the main process is gone: nobody to answer
         return
 
