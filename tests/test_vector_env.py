@@ -347,7 +347,8 @@ def test_an_interrupted_step_in_the_process_refuses_all_but_reset_and_close(monk
 
 
 def test_any_agent_offering_a_batch_key_is_decided_in_batches_subclasses_too():
-    """The agent protocol (envs/core/agents.py): the batched loop asks agents what they offer, not their type."""
+    """The agent protocol (envs/core/agents.py): the batched loop asks agents what they offer, not their type; a
+    subclass keeps what it inherits, unless it overrides act (then its act decides)."""
     from tabletop_rl.training.runtime.agents import load_agent
     from tabletop_rl.training.runtime.policy import PolicyAgent
 
@@ -367,16 +368,29 @@ def test_any_agent_offering_a_batch_key_is_decided_in_batches_subclasses_too():
             return action
 
     class Subclass(PolicyAgent):
+        pass
+
+    class OwnAct(PolicyAgent):
+        acted = 0
+
         def act(self, observation, action_mask):
-            raise AssertionError("decided alone")
+            OwnAct.acted += 1
+            return int(np.flatnonzero(action_mask)[0])
 
     game = tabletop_rl.game_class("lost_cities")()
-    pretrained = load_agent("pretrained", game)
-    for agent in (NewKind(), Subclass(pretrained.policy)):
+    policy = load_agent("pretrained", game).policy
+    forward_passes = []
+    logits = policy.logits
+    policy.logits = lambda observations, **kwargs: forward_passes.append(len(observations)) or logits(observations,
+                                                                                                        **kwargs)
+    for agent in (NewKind(), Subclass(policy), OwnAct(policy)):
         envs = SeatVectorEnv("lost_cities", num_envs=4, seat=0)
         for table in envs.tables:
             table.mix.draw = lambda seat, agent=agent: ("new", agent)
         envs.reset(seed=0)
         for _ in range(20):
             envs.step(envs.action_masks().argmax(1))
-    assert max(NewKind.batches) == 4  # the four games' opponents in one call
+        if isinstance(agent, Subclass):
+            assert max(forward_passes) == 4  # the four games' opponents in one forward pass
+    assert max(NewKind.batches) == 4
+    assert OwnAct.acted > 0  # decided by its own act, not batched past it

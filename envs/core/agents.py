@@ -20,6 +20,7 @@ only through the functions here, so that a new kind of agent (or a subclass of o
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Protocol
 
 import numpy as np
@@ -40,6 +41,9 @@ class Agent(Protocol):
     * ``attach(view)`` (:func:`wants_view`, :func:`attach_view`): it searches, and gets its seat's
       :class:`SeatView` at the start of every game (one agent object per seat).
     * ``notes() -> dict | None`` (:func:`agent_notes`): what it thought of its last decision, for a game record.
+
+    ``pick`` and ``act_batch`` stand in for ``act``: a subclass that overrides ``act`` but not them is asked
+    through its ``act`` (its own decisions are not bypassed), and one that overrides nothing keeps them.
     """
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
@@ -91,12 +95,24 @@ def agent_notes(agent: Agent) -> dict | None:
 
 def picker(agent: Agent) -> Callable[[list[int]], int] | None:
     """``agent.pick`` if it decides from the legal actions alone, else None."""
-    return getattr(agent, "pick", None)
+    pick = getattr(agent, "pick", None)
+    return pick if pick is not None and _stands_in(type(agent), "pick") else None
 
 
 def batch_key(agent: Agent) -> object | None:
     """The object that agents decided together share (``agent.batch_key``), or None for an agent decided alone."""
-    return getattr(agent, "batch_key", None)
+    key = getattr(agent, "batch_key", None)
+    return key if key is not None and _stands_in(type(agent), "act_batch") else None
+
+
+@cache
+def _stands_in(cls: type, ability: str) -> bool:
+    """Is ``cls``'s ``ability`` defined in the same class as its ``act``, or in a subclass of it? (Not when a
+    subclass overrides ``act`` alone: the ability would bypass its decisions.)"""
+    def owner(name: str) -> int:
+        return next((i for i, c in enumerate(cls.__mro__) if name in vars(c)), len(cls.__mro__))
+
+    return owner(ability) <= owner("act")
 
 
 class RandomAgent:
