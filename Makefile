@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# envs/ and training/ are installed as tabletop_rl.envs and .training (package-dir), so setuptools installs the
+# checkout through an import hook and always adds its note "Editable installation ... folders in your working
+# directory with the same name as your package": here that folder, tabletop_rl/, is the package itself.
+EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 
 .PHONY: setup test train bench lint clean setup-rllib test-rllib
 
@@ -13,7 +17,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: 2.13.0 is the CPU build available offline on this machine
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ".[train,bench,dev,torchrl,web,openspiel,render]"
+	$(EDITABLE) $(PY) -m pip install --quiet -e ".[train,bench,dev,torchrl,web,openspiel,render]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 
@@ -40,9 +44,10 @@ bench: setup
 lint: setup
 	$(PY) -m ruff check envs training tests benchmarks examples tabletop_rl
 
-## Removes both virtual environments (.venv, .venv-rllib) and the caches; never runs/ (your trained agents and reports).
+## Removes both virtual environments (.venv, .venv-rllib), the caches and what building a wheel leaves (build/,
+## *.egg-info); never runs/ (your trained agents and reports) nor dist/ (the wheels you built).
 clean:
-	rm -rf $(VENV) $(VENV_RLLIB) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(VENV_RLLIB) .pytest_cache .ruff_cache build *.egg-info
 
 # ---- RLlib (docs/rllib.md): a venv of its own, because ray[rllib] pins another gymnasium than .venv's.
 VENV_RLLIB ?= .venv-rllib
@@ -55,7 +60,7 @@ $(STAMP_RLLIB): pyproject.toml
 	$(PYTHON) -m venv $(VENV_RLLIB)
 	$(PY_RLLIB) -m pip install --quiet --upgrade pip
 	$(PY_RLLIB) -m pip install --quiet torch==2.13.0
-	$(PY_RLLIB) -m pip install --quiet -e ".[dev,rllib,render]"
+	$(EDITABLE) $(PY_RLLIB) -m pip install --quiet -e ".[dev,rllib,render]"
 	rm -f $(VENV_RLLIB)/.installed-*
 	touch $@
 

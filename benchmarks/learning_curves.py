@@ -7,7 +7,7 @@ count, from scratch and from the imitation warm start, with several seeds.
     python benchmarks/learning_curves.py --cases lost_cities:2 --starts scratch --seeds 1 --games 2000
 
 Each run is ``python -m tabletop_rl.training.train`` with the game's shipped short config (``configs/<game>.yaml``)
-at that player count, ``max_games`` games of experience (``--games``), evaluated every tenth of them (``--eval-games``
+at that player count, ``max_games`` games of experience (``--games``), evaluated every fifth of them (``--eval-games``
 seat-balanced games per opponent); ``scratch`` sets ``warm_start.teacher=null``, ``warm`` keeps the config's warm
 start (its teacher games are not games of experience: their number is in the table). A run trains in
 ``runs/baselines/`` and resumes there when stopped; its evaluation history is kept in ``benchmarks/results/
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "learning_curves"
 CASES = ["lost_cities:2", "five_towers:2", "five_towers:5", "palazzo:2", "palazzo:4", "torres:2", "torres:4"]
 STARTS = ("scratch", "warm")
-BUDGETS = (1000, 3000, 10000)  # the table's columns: games of experience
+BUDGETS = (2000, 6000, 10000)  # the table's columns: games of experience; evaluated every fifth of the last
 BEGIN, END = "<!-- measured: benchmarks/learning_curves.py -->", "<!-- end measured -->"
 
 
@@ -53,12 +53,12 @@ def train(case: str, start: str, seed: int, games: int, eval_games: int, runs: P
     if (folder / "checkpoints").is_dir():
         command = ["--resume", str(folder)]
     else:
-        # eval.every is in steps: a tenth of the budget at the config's steps per game, measured below after the fact
+        # eval.every is in steps: a fifth of the budget at about the config's steps per game (STEPS_PER_GAME)
         command = ["--config", str(ROOT / "configs" / f"{game}.yaml"), "--set", f"name={name}",
                    "--set", f"runs_dir={runs}", "--set", f"seed={seed}", "--set", "total_timesteps=1000000000",
-                   "--set", f"eval.every={games * STEPS_PER_GAME[game] // 10}", "--set", f"eval.games={eval_games}",
+                   "--set", f"eval.every={games * STEPS_PER_GAME[game] // 5}", "--set", f"eval.games={eval_games}",
                    "--set", f"eval.final_games={eval_games}", "--set", "eval.opponents=[heuristic, random]",
-                   "--set", "warm_start.workers=1", "--set", f"checkpoint_every={games * STEPS_PER_GAME[game] // 10}"]
+                   "--set", "warm_start.workers=1", "--set", f"checkpoint_every={games * STEPS_PER_GAME[game] // 5}"]
         if game != "lost_cities":  # a two-player game without the option
             command += ["--set", f"game_options={{num_players: {players}}}"]
         if start == "scratch":
@@ -75,7 +75,7 @@ def train(case: str, start: str, seed: int, games: int, eval_games: int, runs: P
 
 
 # The learner's decisions per game with forced ones skipped, against the configs' opponent mixes (measured): only
-# for scheduling the evaluations about ten times per run.
+# for scheduling the evaluations about five times per run.
 STEPS_PER_GAME = {"lost_cities": 66, "five_towers": 30, "palazzo": 90, "torres": 70}
 
 
@@ -178,7 +178,7 @@ def main() -> int:
     parser.add_argument("--starts", nargs="+", default=list(STARTS), choices=STARTS)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--games", type=int, default=BUDGETS[-1], help="games of experience per run")
-    parser.add_argument("--eval-games", type=int, default=200, help="per opponent and evaluation")
+    parser.add_argument("--eval-games", type=int, default=100, help="per opponent and evaluation")
     parser.add_argument("--runs", type=Path, default=ROOT / "runs" / "baselines")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "baselines.md")
     parser.add_argument("--report", action="store_true", help="only the tables and plots of the finished runs")

@@ -107,7 +107,8 @@ def main() -> int:
             trained[name, seed] = train(args.config, name, seed, args.games, [*args.set, *overrides], runs)
             print(f"trained {name} seed {seed}: {trained[name, seed]}", file=sys.stderr, flush=True)
     n = envs.make(config.game, wrapped=False, **config.game_options).game.num_players
-    with tqdm(total=len(trained) * args.deals * n, desc="games", unit="game") as progress:
+    with tqdm(total=len(trained) * args.deals * n, desc="games", unit="game",
+              mininterval=0.5 if sys.stderr.isatty() else 60) as progress:  # a log gets a line a minute
         results = {key: play(t["run"], config.game, config.game_options, args.opponent, args.deals, progress)
                    for key, t in trained.items()}
     base = args.variant[0][0]

@@ -19,8 +19,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_readme_quickstart_runs_and_is_short():
+    """The first run: make setup and the environment come first, then the Quickstart, which runs as printed."""
     readme = (ROOT / "README.md").read_text()
-    block = re.search(r"## Quickstart\s+```python\n(.*?)```", readme, re.S).group(1)
+    first_run = readme[readme.index("## Install and first run"):readme.index("## Train and test")]
+    assert first_run.index("make setup") < first_run.index(".venv/bin/python") < first_run.index("```python")
+    block = re.search(r"```python\n(.*?)```", first_run, re.S).group(1)
     assert len(block.strip().splitlines()) <= 10
     outputs = []
     for _ in range(2):
@@ -48,8 +51,10 @@ def test_docs_say_what_make_clean_removes_and_how_many_games_evaluate_plays():
     folders = dict(re.findall(r"^(\w+) \?= (\S+)$", makefile, re.M))
     recipe = re.search(r"^clean:\n\trm -rf (.*)$", makefile, re.M).group(1)
     venvs = [folders[word[2:-1]] for word in recipe.split() if word.startswith("$(")]  # the rest are caches
-    said = re.search(r"removes (.*?) and the caches, never `runs/`", install).group(1)
+    said = re.search(r"removes (.*?), the caches and what building a wheel leaves \(`build/`, `\*.egg-info`\); "
+                     r"never `runs/`", install).group(1)
     assert len(venvs) == 2 and said == ", ".join(f"`{venv}/`" for venv in venvs)  # .venv and .venv-rllib
+    assert {"build", "*.egg-info"} <= set(recipe.split())
     assert f"`--games 40` plays {40 * len(tables(3, 4))} games" in training  # 3 agents at 4 players
     assert f"({len(tables(3, 2))} tables for 3 agents)" in training
 
@@ -89,12 +94,15 @@ def test_readme_game_table_gives_the_real_sizes(name):
 
 
 def test_readme_is_read_in_two_minutes():
-    """A picture before the two commands, the layout a table, the long text in docs/: at most 100 lines, and every
-    file it links to exists."""
+    """What it is and a picture, then install and first run, train and test, where to go next; the layout a table,
+    the long text in docs/: at most 110 lines, and every file it links to exists."""
     readme = (ROOT / "README.md").read_text()
-    assert len(readme.splitlines()) <= 100
+    assert len(readme.splitlines()) <= 110
     picture = re.search(r"!\[[^\]]+\]\(([^)]+)\)", readme)
-    assert picture and picture.start() < readme.index("## Two commands") and (ROOT / picture.group(1)).is_file()
+    sections = [readme.index(f"## {name}\n") for name in ("Install and first run", "Train and test",
+                                                             "Where to go next")]
+    assert picture and picture.start() < sections[0] and sections == sorted(sections)
+    assert (ROOT / picture.group(1)).is_file()
     assert "## Layout\n\n| Folder | What |" in readme
     links = [link for link in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme) if "://" not in link]
     assert links and [link for link in links if not (ROOT / link).exists()] == []

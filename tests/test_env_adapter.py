@@ -85,7 +85,7 @@ def test_raw_env_rejects_bad_actions_and_stays_usable():
     before = {k: v.copy() for k, v in before.items()}
     illegal = int(np.flatnonzero(before["action_mask"] == 0)[0])
     for action, message in [(illegal, f"action {illegal} .* phase card"), (-1, "out of range"),
-                            (106, "out of range"), ("draw deck", "not an integer")]:
+                            (106, "out of range"), ("draw pile", "not an integer")]:
         with pytest.raises(ValueError, match=message):
             e.step(action)
         assert e.agent_selection == agent and not any(e.rewards.values())

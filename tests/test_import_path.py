@@ -232,3 +232,18 @@ def test_install_hints_fit_where_the_package_lives(monkeypatch, tmp_path):
     assert install_hint("plot") == f"pip install -e '{ROOT.resolve()}[plot]'"
     monkeypatch.setattr(extras, "CHECKOUT", tmp_path)  # as in site-packages: no pyproject.toml beside envs/
     assert install_hint("render") == "pip install 'tabletop-rl[render]'"
+
+
+@pytest.mark.parametrize(("module", "missing", "extra"), [
+    ("tabletop_rl.openspiel", "pyspiel", "openspiel"),
+    ("tabletop_rl.training.interop.torchrl", "torchrl", "torchrl"),
+    ("tabletop_rl.training.interop.rllib_env", "ray", "rllib"),
+])
+def test_an_adapter_without_its_extra_names_the_extra(module, missing, extra):
+    """Imported where its package is missing (``None`` in sys.modules hides an installed one), an adapter ends in one
+    line naming the extra and how to install it, not in ``No module named 'pyspiel'``."""
+    code = f"import sys; sys.modules[{missing!r}] = None; import {module}"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1 and last == (f"ModuleNotFoundError: {module} needs the '{extra}' extra ({missing} is "
+                                             f"not installed): {install_hint(extra)}"), done.stderr

@@ -152,7 +152,7 @@ def test_L13_takes_a_directly_playable_pile_card():
 def test_L13_draws_the_deck_when_no_pile_card_helps():
     state = position(hand="R7 R9 Y2 B3 W4 G2 G10", mine="R2 R3 R4 R5", piles="Y3 B2",
                         step="draw")
-    assert bot_action(state) == "draw deck"
+    assert bot_action(state) == "draw pile"
 
 
 def test_L17_late_in_the_round_behind_stretches_ahead_hurries():
@@ -161,9 +161,9 @@ def test_L17_late_in_the_round_behind_stretches_ahead_hurries():
     behind = position(hand=hand, mine="R2 B2", theirs="G2 G3 G4 G5 G6 G7 G8 G9", piles=piles, deck=6,
                       step="draw")
     action = bot_action(behind)
-    assert action.startswith("draw") and action != "draw deck"  # one more turn to play
+    assert action.startswith("draw") and action != "draw pile"  # one more turn to play
     ahead = position(hand=hand, mine="R2 B2 G2 G3 G4 G5 G6 G7 G8 G9", piles=piles, deck=6, step="draw")
-    assert bot_action(ahead) == "draw deck"  # the round ends sooner (L14b)
+    assert bot_action(ahead) == "draw pile"  # the round ends sooner (L14b)
 
 
 # ----------------------------------------------------------------- strength, through the PettingZoo env

@@ -71,4 +71,4 @@ def test_a_draw_from_a_discard_pile_is_described_with_the_card_it_takes():
     state = build(piles={BLUE: cards(BLUE, "3 4")}, step="draw")
     deck = 2 * state.game.num_kinds
     assert state.describe_action(deck + 1 + BLUE, viewer=1) == "draw blue 4 from the blue discard pile"
-    assert state.describe_action(deck, viewer=1) == "draw deck"
+    assert state.describe_action(deck, viewer=1) == "draw pile"

@@ -710,7 +710,7 @@ def test_L36_worked_action_example():
     blue7 = kind(BLUE, 7)
     assert blue7 == 16
     state = build(hands=([blue7], None), piles={BLUE: cards(BLUE, "4")})
-    names = {16: "play blue 7", 66: "discard blue 7", 100: "draw deck", 102: "draw blue"}
+    names = {16: "play blue 7", 66: "discard blue 7", 100: "draw pile", 102: "draw blue"}
     for action, name in names.items():
         assert state.action_to_string(action) == name
         assert state.string_to_action(name) == action
@@ -743,7 +743,7 @@ def test_L36_L38_out_of_range_and_non_integer_actions_are_rejected():
     with pytest.raises(ValueError, match=r"action 106 is out of range.*phase card"):
         state.apply_action(106)
     with pytest.raises(ValueError, match="not an integer"):
-        state.apply_action("draw deck")
+        state.apply_action("draw pile")
     assert state.to_json() == before
 
 

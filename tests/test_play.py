@@ -36,14 +36,14 @@ def run(*lines: str, forever: str | None = None, seat: int = 0, seed: int = 4, *
 
 
 def test_bad_input_gets_a_clear_message_and_a_new_prompt():
-    returns, text, answers = run("hello there", "99", "0", "-3", "", "draw deck", "play purple 5", "d", "q")
+    returns, text, answers = run("hello there", "99", "0", "-3", "", "draw pile", "play purple 5", "d", "q")
     assert returns is None and "Game abandoned." in text
     assert answers.prompts == 9 and text.count("your move (1-16") == 9  # card step: 8 cards, play or discard
     assert "There is no action called 'hello there'" in text
     assert "There is no action 99: type a number from 1 to 16" in text
     assert "There is no action 0:" in text and "There is no action -3:" in text
     assert "Type the number of an action or its text" in text
-    assert "'draw deck' is not legal now" in text  # a real action, but not in the card step (L11)
+    assert "'draw pile' is not legal now" in text  # a real action, but not in the card step (L11)
     assert "There is no action called 'play purple 5'" in text  # 5 colours: no purple (L2)
     assert "'d' could be any of: discard" in text
     assert "you:" not in text  # nothing was played
@@ -59,11 +59,11 @@ def test_what_is_neither_a_number_nor_a_name_gets_told_what_the_prompt_takes():
 
 
 def test_numbers_names_and_unique_beginnings_are_accepted():
-    returns, text, _ = run("?", "2", "DRAW   Deck", "discard", "draw d", "q")
+    returns, text, _ = run("?", "2", "DRAW   Pile", "discard", "draw pi", "q")
     assert returns is None
     assert text.count("your legal actions:") == 4  # three decisions plus the '?' listing
     played = re.findall(r"^you: (.*)$", text, re.MULTILINE)
-    assert len(played) == 2 and played[1] == "draw deck"
+    assert len(played) == 2 and played[1] == "draw pile"
     assert played[0] == re.search(r"^ +2\. (.*)$", text, re.MULTILINE).group(1)
     assert "'discard' could be any of" in text
 
@@ -166,7 +166,7 @@ def test_a_decision_with_one_legal_action_is_made_with_a_notice():
 
 def test_the_card_just_drawn_is_marked():
     """After drawing from the deck, the next table marks that card in the player's hand (and only there)."""
-    _, text, _ = run("1", "draw deck", "q", seat=0, seed=4)
+    _, text, _ = run("1", "draw pile", "q", seat=0, seed=4)
     hands = re.findall(r"^player 0 hand: (.*)$", text, re.MULTILINE)  # card step, draw step, card step
     assert len(hands) == 3 and "(new)" not in hands[0] + hands[1] and hands[2].count("(new)") == 1
     assert text.count("(new)") == 1  # nothing marked in the opponent's hand

@@ -426,6 +426,20 @@ def test_replay_as_one_seat_shows_only_what_it_saw(noted, capsys):
     assert record.state(4).render_text() in text
 
 
+@pytest.mark.parametrize("command", ["replay", "evaluate"])
+def test_a_reader_that_stops_reading_ends_the_command_quietly(noted, command):
+    """``... | head``: the reader closes the pipe, and the command ends with exit code 1, no traceback."""
+    args = {"replay": [str(noted)],
+            "evaluate": ["lost_cities", "random", "random", "--games", "2", "--quiet", "--out", noted.parent / "eval"]}
+    args = [str(a) for a in args[command]]
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line is written
+    done = subprocess.run([sys.executable, "-m", f"tabletop_rl.training.{command}", *args], cwd=ROOT, stdout=write,
+                          stderr=subprocess.PIPE, text=True)
+    os.close(write)
+    assert done.returncode == 1 and "Error" not in done.stderr, done.stderr
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--viewer", "2"], "argument --viewer: seat 2 is not in this 2-player game (0 to 1)"),
     (["--step", "100000"], "argument --step: this record has decisions 0 to {last} and the end, {n}; got 100000"),

@@ -191,7 +191,7 @@ def test_ink_reads_on_its_fill_counts_agree_and_the_legend_reserves_its_height()
 
 def test_long_rows_stay_inside_their_boxes():
     """A long rubble row overlaps its cards inside the Five Towers seat panel; Palazzo's tiles out of the game
-    take two lines of at most seven names, then "…" (both ran out of their boxes before)."""
+    take two lines of at most six names, then "…" (both ran out of their boxes before)."""
     env = envs.make("five_towers", wrapped=False)
     env.reset(seed=0)
     state = env.game_state
@@ -205,7 +205,7 @@ def test_long_rows_stay_inside_their_boxes():
     env.reset(seed=0)
     state = env.game_state
     state.removed.extend(t for t in range(30) if t not in state.removed)
-    lines = [line for line in re.findall(r'<text [^>]*font-size="11"[^>]*>([^<]*)</text>', state.render_svg(None))
+    lines = [line for line in re.findall(r'<text [^>]*font-size="12"[^>]*>([^<]*)</text>', state.render_svg(None))
              if re.fullmatch(r"([bsm]\d\.\d ?)+( …)?", line)]
     assert len(lines) == 2 and all(len(line.split()) <= palazzo_svg.REMOVED_PER_LINE + 1 for line in lines)
     assert lines[1].endswith(" …")

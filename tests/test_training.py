@@ -384,14 +384,16 @@ def files_in(folder: Path) -> dict[Path, bytes]:
     (["--config", "NOT_UTF8"], "error: NOT_UTF8 is not UTF-8 text (byte 0xe9 at offset 27)"),
     (["--config", "NOT_YAML"], "error: NOT_YAML is not valid YAML: mapping values are not allowed here (line 1, "
                                "column 11)"),
+    (["--config", "MISSING"], "python -m tabletop_rl.training.train: error: no such file: MISSING"),
 ], ids=["yaml", "empty mix", "zero mix", "runs_dir file", "runs_dir below file", "runs_dir too long", "name too long",
-        "name NUL", "random seats", "utf8", "yaml file"])
+        "name NUL", "random seats", "utf8", "yaml file", "missing file"])
 def test_train_refuses_a_bad_config_in_one_line_before_writing_anything(tmp_path, capsys, bad, message):
     args = tiny_config(tmp_path, "lost_cities")
-    files = {"FILE": tmp_path / "file", "NOT_UTF8": tmp_path / "latin1.yaml", "NOT_YAML": tmp_path / "bad.yaml"}
+    files = {"FILE": tmp_path / "file", "NOT_UTF8": tmp_path / "latin1.yaml", "NOT_YAML": tmp_path / "bad.yaml",
+             "MISSING": tmp_path / "nope.yaml"}
     files["FILE"].write_text("not a folder")
     files["NOT_UTF8"].write_bytes("game: lost_cities\nname: café\n".encode("latin-1"))
-    files["NOT_YAML"].write_text("game: lost: cities\n")
+    files["NOT_YAML"].write_text("game: lost: cities\n")  # MISSING stays missing
     for key, path in files.items():
         bad, message = [a.replace(key, str(path)) for a in bad], message.replace(key, str(path))
     before = files_in(tmp_path)
@@ -538,9 +540,9 @@ def test_resume_skips_a_damaged_checkpoint_and_changes_nothing_when_none_reads_b
     before = files_in(run)
     assert train.main(["--resume", str(run), "--set", "total_timesteps=512"]) == 2
     err = capsys.readouterr().err
-    assert err == (f"error: nothing to resume: none of the 2 checkpoints of {run} reads back; the newest: checkpoint "
-                   f"{newer} is incomplete or damaged (UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in "
-                   "position 0: invalid start byte)\n")
+    assert err == (f"python -m tabletop_rl.training.train: error: nothing to resume: none of the 2 checkpoints of "
+                   f"{run} reads back; the newest: checkpoint {newer} is incomplete or damaged (UnicodeDecodeError: "
+                   "'utf-8' codec can't decode byte 0xff in position 0: invalid start byte)\n")
     assert files_in(run) == before  # config.yaml still says total_timesteps: 256
 
     # The newest damaged (a value of the wrong type), the older one whole: training goes on from the older one.

@@ -1,6 +1,8 @@
-"""The browser app (issue 26, docs/web.md): every route through Starlette's TestClient, its refusals (one line,
-state unchanged), and a real browser — Debian's headless Chromium driven by Selenium — playing each game to the
-end by clicking, replaying its record and asking an agent. Screenshots go to tests/artifacts/web/."""
+"""The browser app (docs/web.md): every route through Starlette's TestClient, its refusals (one line, state
+unchanged), and a real browser — Debian's headless Chromium driven by Selenium — playing each game to the end by
+clicking, replaying its record and asking an agent; at 1400 × 1000 every table's text is at least 11 px, with no
+wide empty margins, and a person's only move is played for them unless they turn that off. Screenshots go to
+tests/artifacts/web/."""
 
 from __future__ import annotations
 
@@ -78,6 +80,22 @@ def test_a_game_played_to_the_end_is_recorded_and_replays(client, game, tmp_path
     assert last["result"]["scores"] == list(record.result.scores) and last["viewer"] == 0
     asked = client.post(f"/api/replays/{replay['id']}/ask", json={"agent": "heuristic", "step": 0}).json()
     assert asked["choice"]["text"]
+
+
+def test_the_end_shows_every_hand_and_phases_read_plainly(client):
+    """Once the game is over the table is drawn whole (the opponent's hand no longer "?"); a phase is named without
+    its rule id (Torres' "D2 setup knight" reads "setup knight")."""
+    view = finish(client, new(client, "lost_cities", seed=4))
+    state = client.app.state.tabletop.games[view["id"]].state
+    assert view["svg"] == state.render_svg(None, []) != state.render_svg(0, [])
+    view = new(client, "torres", seats=("human", "human"), seed=1)
+    assert view["phase"] == "setup knight" and not re.search(r"\bD\d", json.dumps(view["legal"]))
+
+
+def test_the_page_has_its_icon(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("image/svg+xml")
+    assert 'rel="icon"' in client.get("/").text
 
 
 def test_the_person_sees_only_its_own_view(client):
@@ -195,6 +213,13 @@ def test_an_upload_is_checked_like_a_record_file(client, tmp_path):
     assert big.status_code == 413 and "more than the 5,000,000" in big.json()["error"]
     assert client.get(f"/api/replays/{replay['id']}?step=999").json()["error"].startswith("step must be an integer")
     assert client.get(f"/api/replays/{replay['id']}?viewer=x").status_code == 400
+
+
+def test_the_help_is_plain_text(capsys):
+    with pytest.raises(SystemExit):
+        web_main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "python -m tabletop_rl.web is the short form" in out and "`" not in out
 
 
 def test_the_command_warns_off_loopback_and_refuses_bad_flags(tmp_path):
@@ -338,6 +363,81 @@ def move_list(driver) -> list[tuple[str, bool]]:
         });""")
 
 
+def table_layout(driver) -> dict:
+    """How the table is drawn: its smallest text in px, how far its drawn aspect strays from its viewBox's (a
+    letterboxed table has white bands in its box), the empty width left of the table and right of the panel."""
+    return driver.execute_script("""
+        const svg = document.querySelector("#table svg"), box = svg.viewBox.baseVal;
+        const scale = svg.getScreenCTM().a;
+        const sizes = [...svg.querySelectorAll("text")].map((t) => Number(t.getAttribute("font-size")) * scale);
+        const drawn = svg.getBoundingClientRect(), panel = document.querySelector(".panel").getBoundingClientRect();
+        const stray = Math.abs(drawn.width / drawn.height / (box.width / box.height) - 1);
+        const right = document.documentElement.clientWidth - panel.right;
+        return {smallest: Math.min(...sizes), stray, left: drawn.left, right, beside: panel.left > drawn.right};""")
+
+
+def api(server: str, method: str, path: str, body: dict | None = None) -> dict:
+    """A call to the browser's server, as the page makes it."""
+    import urllib.request
+
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(server + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as response:
+        return json.load(response)
+
+
+def show(driver, server: str, view: dict) -> None:
+    """Open a game made through the API in the page, agents' moves without a pause."""
+    driver.get(f"{server}/#/new")
+    driver.execute_script("localStorage.setItem('agentDelay', '0')")
+    driver.get(f"{server}/#/play/{view['id']}")
+    wait(driver, "#table svg")
+    until(lambda: driver.execute_script("return document.querySelector('#table svg').style.width !== ''"))
+
+
+@pytest.mark.parametrize(("game", "players"), [("lost_cities", 2), ("five_towers", 2), ("five_towers", 5),
+                                               ("palazzo", 2), ("palazzo", 4), ("torres", 2), ("torres", 4)])
+def test_browser_tables_are_readable_and_use_the_window(server, browser, game, players):
+    """At 1400 × 1000, mid-game: no text of the table under 11 px, the table drawn at its own proportions (no white
+    bands in its box), beside the panel, and no empty margin wider than 200 px on either side."""
+    options = {} if game == "lost_cities" else {"num_players": players}
+    view = api(server, "POST", "/api/games", {"game": game, "options": options, "seed": 5,
+                                              "seats": ["human"] + ["heuristic"] * (players - 1)})
+    for _ in range(12):  # into the game: the person plays its last legal move, the agents theirs
+        view = api(server, "POST", f"/api/games/{view['id']}/step") if view["waiting"] == "agent" else \
+            api(server, "POST", f"/api/games/{view['id']}/move", {"action": view["legal"][-1]["action"]})
+    while view["waiting"] == "agent":
+        view = api(server, "POST", f"/api/games/{view['id']}/step")
+    show(browser, server, view)
+    browser.save_screenshot(str(ARTIFACTS / f"{game}-{players}p.png"))
+    layout = table_layout(browser)
+    assert layout["smallest"] >= 11 - 1e-6 and layout["stray"] < 0.01 and layout["beside"], layout
+    assert layout["left"] <= 200 and layout["right"] <= 200, layout
+
+
+def test_browser_plays_a_persons_only_move_unless_told_not_to(server, browser):
+    """Five Towers, both seats people: at a decision with one legal move, the page (setting off) waits and offers it
+    below, without speaking of highlighted spots when the table has none; turned on, it plays the move itself."""
+    view = api(server, "POST", "/api/games", {"game": "five_towers", "options": {"num_players": 2}, "seed": 3,
+                                              "seats": ["human", "human"]})
+    while len(view["legal"]) > 1:  # the highest bid wins at once: then only "tear down nothing" is legal
+        view = api(server, "POST", f"/api/games/{view['id']}/move", {"action": view["legal"][-1]["action"]})
+    before, only = view["decisions"], view["legal"][0]["text"]
+    browser.get(f"{server}/#/new")
+    browser.execute_script("localStorage.setItem('autoplay', 'off')")
+    show(browser, server, view)
+    turn = browser.find_element("css selector", "#turn").text
+    assert not browser.find_elements("css selector", "#table .legal") and "choose a move below" in turn
+    assert not re.search(r"\bD\d", turn)
+    time.sleep(1)
+    assert api(server, "GET", f"/api/games/{view['id']}")["decisions"] == before
+    browser.find_element("css selector", "#autoplay").click()
+    until(lambda: api(server, "GET", f"/api/games/{view['id']}")["decisions"] > before)
+    assert api(server, "GET", f"/api/games/{view['id']}")["log"][before]["text"] == only  # the person's, as theirs
+    browser.execute_script("localStorage.removeItem('autoplay')")
+
+
 @pytest.mark.parametrize("game", sorted(SMALL))
 def test_browser_plays_replays_and_asks(server, records, browser, game):
     from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
@@ -363,6 +463,7 @@ def test_browser_plays_replays_and_asks(server, records, browser, game):
             if spots and driver.find_elements("css selector", "#moves"):
                 if not shot and clicks == 2:
                     driver.save_screenshot(str(ARTIFACTS / f"{game}-play.png"))
+                    assert not re.search(r"\bD\d", driver.find_element("css selector", "#turn").text)
                     shot = True
                 spots[0].click()
                 chooser = driver.find_elements("css selector", ".chooser button")
@@ -429,6 +530,7 @@ def test_browser_replay_notes_and_nothing_to_search(server, records, browser):
     driver.get(f"{server}/#/replay/{replay}/{seat1}/1")
     until(lambda: f"Decision {seat1}: player 1" in driver.find_element("css selector", "#decision").text)
     assert "Policy value for player 1: " in driver.find_element("css selector", "#decision").text
+    assert "estimate of this seat's reward at the end" in driver.find_element("css selector", "#decision").text
     driver.get(f"{server}/#/replay/{replay}/{len(decisions)}/{winner}")
     until(lambda: "The end" in driver.find_element("css selector", "#decision").text)
     assert driver.find_element("css selector", "#decision").text.endswith(f"player {winner} (pretrained) wins.")

@@ -87,4 +87,4 @@ def main(argv: Sequence[str] | None = None) -> Results:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

@@ -62,4 +62,4 @@ def main(argv: Sequence[str] | None = None) -> np.ndarray | None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

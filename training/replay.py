@@ -9,8 +9,6 @@ replay shows are described in docs/records.md.
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -37,14 +35,10 @@ def main(argv: Sequence[str] | None = None) -> Record:
     if args.step is not None and args.step > decisions:
         parser.error(f"argument --step: this record has decisions 0 to {decisions - 1} and the end, {decisions}; "
                      f"got {args.step}")
-    try:
-        for line in replay_text(record, args.viewer, args.step):
-            print(line)
-        sys.stdout.flush()
-    except BrokenPipeError:  # the reader left (| head): stop quietly, and let the exit's flush go nowhere
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    for line in replay_text(record, args.viewer, args.step):
+        print(line)
     return record
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

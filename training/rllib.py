@@ -13,13 +13,24 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..envs.core.extras import install_hint
 from ..envs.core.files import new_folder
+from . import cli
 from .cli import ArgumentParser, set_flags
 from .cli.stopping import exit_code
 from .ppo.config import dump, saved_config
-from .rllib_ppo.config import RESUMABLE_KEYS, RllibConfig, read_config
-from .rllib_ppo.trainer import checkpoint_iteration, latest_checkpoint, train
 from .runtime.printed_commands import command
+
+try:  # ray lives in its own venv (make setup-rllib): .venv has none
+    from .rllib_ppo.config import RESUMABLE_KEYS, RllibConfig, read_config
+    from .rllib_ppo.trainer import checkpoint_iteration, latest_checkpoint, train
+except ModuleNotFoundError as error:
+    if (error.name or "").partition(".")[0] not in ("ray", "torch"):
+        raise
+    raise SystemExit(f"RLlib training needs the 'rllib' extra ({error.name} is not installed): "
+                     f"{install_hint('rllib')} (or make setup-rllib)") from None
+
+PROG = "python -m tabletop_rl.training.rllib"
 
 
 def resume_config(run_dir: Path, overrides: list[str]) -> RllibConfig:
@@ -31,7 +42,7 @@ def resume_config(run_dir: Path, overrides: list[str]) -> RllibConfig:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     usage = "\n\n".join(__doc__.split("\n\n")[:2])
-    parser = ArgumentParser(prog="python -m tabletop_rl.training.rllib", description=usage,
+    parser = ArgumentParser(prog=PROG, description=usage,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config, e.g. configs/rllib_lost_cities.yaml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -60,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             raise ValueError("give --config configs/rllib_<game>.yaml (or --resume RUN_DIR)")
     except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"{PROG}: error: {cli.error_line(error)}", file=sys.stderr)
         return 2
     done = checkpoint_iteration(latest_checkpoint(run_dir)) if run_dir else 0
     if done >= config.iterations:
@@ -77,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             # "local": a fresh Ray even if a cluster runs on this machine; joining one is what --address is for
             ray.init(address=args.address or "local", include_dashboard=False, log_to_driver=False)
         except ConnectionError as error:
-            print(f"error: {error}. {CONNECT_HINT}", file=sys.stderr)
+            print(f"{PROG}: error: {error}. {CONNECT_HINT}", file=sys.stderr)
             return 2
     try:
         run_dir = run_dir or new_folder(Path(config.runs_dir) / config.name)  # never an earlier run's folder
@@ -103,4 +114,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -24,12 +24,15 @@ except ModuleNotFoundError as error:
                      f"{install_hint('train')}") from None
 
 from ..envs.core.files import new_folder
+from . import cli
 from .cli import ArgumentParser
 from .cli.stopping import exit_code, stoppable
 from .ppo.checkpoint import Checkpoint, latest_checkpoint, resume_point
 from .ppo.config import RESUMABLE_KEYS, Config, dump, load_config, saved_config
 from .ppo.report import describe, next_steps
 from .runtime.printed_commands import command
+
+PROG = "python -m tabletop_rl.training.train"
 
 
 def resolve_config(args: argparse.Namespace) -> tuple[Config, Path | None]:
@@ -62,7 +65,7 @@ def finished_message(config: Config, run_dir: Path, checkpoint: Checkpoint) -> s
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     usage = "\n\n".join(__doc__.split("\n\n")[:2])
-    parser = ArgumentParser(prog="python -m tabletop_rl.training.train", description=usage,
+    parser = ArgumentParser(prog=PROG, description=usage,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config, e.g. configs/lost_cities.yaml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -87,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         # Everything that can fail, before any file exists. A run stopped before its first checkpoint starts afresh.
         trainer = Trainer(config, fresh=resumed is None)
     except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"{PROG}: error: {cli.error_line(error)}", file=sys.stderr)
         return 2
     if run_dir is None:
         run_dir = new_folder(config.run_dir)
@@ -111,4 +114,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

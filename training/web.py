@@ -1,4 +1,4 @@
-"""Serve the browser app (docs/web.md); ``python -m tabletop_rl.web`` is the short form of this command.
+"""Serve the browser app (docs/web.md); python -m tabletop_rl.web is the short form of this command.
 
     python -m tabletop_rl.web
     python -m tabletop_rl.web runs/lc/policy.safetensors --port 8080 --records runs/games
@@ -71,4 +71,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

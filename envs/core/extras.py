@@ -21,3 +21,11 @@ def install_hint(extra: str) -> str:
         return f"pip install 'tabletop-rl[{extra}]'"
     here = Path(os.getcwd()).resolve() == CHECKOUT
     return f"pip install -e '{'.' if here else CHECKOUT}[{extra}]'"
+
+
+def needs_extra(what: str, extra: str, error: ImportError) -> ModuleNotFoundError:
+    """The one-line error of ``what`` imported without its extra: which module is missing, and how to install it.
+    Raise it ``from None``."""
+    missing = (error.name or "a module").partition(".")[0]  # torchrl, not torchrl.envs
+    return ModuleNotFoundError(f"{what} needs the '{extra}' extra ({missing} is not installed): "
+                               f"{install_hint(extra)}", name=error.name)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import json
 import operator
+import re
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -35,6 +36,7 @@ TERMINAL = -1
 """``State.current_player`` once the episode is over (terminated or truncated)."""
 FIRST_PLAYER = "first player"
 """The chance event that picks who starts (``State._random_int(n, FIRST_PLAYER)``)."""
+_RULE_ID = re.compile(r"^D\d+[a-z]? ")  # a decision's rule id before its name: "D3a turn stack"
 
 
 def check_seed(seed: Any) -> int | None:
@@ -233,6 +235,12 @@ class State(ABC):
     @abstractmethod
     def phase(self) -> str:
         """Name of the current decision phase (``"terminal"`` once over); used in messages."""
+
+    @property
+    def phase_name(self) -> str:
+        """The phase as a player reads it: ``phase`` without the rule id that the code and the rules cite
+        (``"D2 setup knight"`` -> ``"setup knight"``; Torres' and Palazzo's decisions carry one)."""
+        return _RULE_ID.sub("", self.phase)
 
     def is_terminal(self) -> bool:
         """True once nobody acts any more: the game ended by its rules *or* was truncated."""

@@ -30,6 +30,7 @@ YELLOW, BLUE, VERMILLION, PURPLE = "#F0E442", "#0072B2", "#D55E00", "#CC79A7"
 TABLE, PANEL, INK, MUTED, EDGE = "#263238", "#33434b", "#F5F5F5", "#B0BEC5", "#111111"
 CARD_BACK = "#5D4A66"
 HIGHLIGHT = "#FFFFFF"  # the ring round a clickable element and the frame of the seat to act
+MIN_TEXT = 11  # no text is drawn smaller: the web app shows a table at no less than 1 px a unit
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -104,10 +105,11 @@ class Svg:
     the picture scales to any size. Keyword attributes are written with ``_`` as ``-`` (``font_size``) and a
     trailing ``_`` dropped (``class_``)."""
 
-    def __init__(self, width: float, height: float, title: str):
+    def __init__(self, width: float, height: float, title: str, min_text: float = MIN_TEXT):
         self.width, self.height = width, height
         self.parts: list[str] = []
         self.title = title
+        self.min_text = min_text  # a wide table (Palazzo) draws larger, as the web app shows it smaller
 
     # ------------------------------------------------------------- elements
     def tag(self, name: str, text: str | None = None, **attrs: Any) -> None:
@@ -129,7 +131,8 @@ class Svg:
 
     def text(self, x: float, y: float, text: Any, size: float = 13, fill: str = INK, anchor: str = "start",
              bold: bool = False, **attrs: Any) -> None:
-        """``text`` with its baseline at ``y``; ``anchor`` start, middle or end."""
+        """``text`` with its baseline at ``y``; ``anchor`` start, middle or end; never smaller than ``min_text``."""
+        size = max(size, self.min_text)
         if anchor != "start":
             attrs["text_anchor"] = anchor
         if bold:
@@ -151,10 +154,10 @@ class Svg:
             self.open("g")
         self.tag("title", title)
         yield
-        if ids:  # white on black, to show on any background
+        if ids:  # a white band between black lines, a gap from the element: it shows on every card and background
             x, y, w, h = box
-            self.rect(x - 3, y - 3, w + 6, h + 6, "none", BLACK, stroke_width=5, rx=6)
-            self.rect(x - 3, y - 3, w + 6, h + 6, "none", HIGHLIGHT, stroke_width=2.5, rx=6, class_="ring")
+            self.rect(x - 5, y - 5, w + 10, h + 10, "none", BLACK, stroke_width=8, rx=7)
+            self.rect(x - 5, y - 5, w + 10, h + 10, "none", HIGHLIGHT, stroke_width=3.5, rx=7, class_="ring")
         self.close("g")
 
     def card(self, x: float, y: float, w: float, h: float, fill: str, label: str, title: str,
@@ -209,7 +212,7 @@ class Svg:
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_value(w)} {_value(h)}" width="{_value(w)}" '
                 f'height="{_value(h)}" role="img" aria-label="{escape(self.title)}" font-family="{FONT}">'
                 f"<title>{escape(self.title)}</title>"
-                "<style>.legal{cursor:pointer}.legal:hover .ring{stroke-width:4.5}</style>"
+                "<style>.legal{cursor:pointer}.legal:hover .ring{stroke-width:5.5}</style>"
                 f'<rect width="100%" height="100%" fill="{TABLE}"/>')
         return head + "".join(self.parts) + "</svg>"
 

@@ -10,7 +10,8 @@ first letters as well as its colour; a legend says what the marks mean.
 Clickable legal moves (``data-actions``), for the seat to act seen by itself or by the whole table:
 
 - TEAR DOWN type t (``7 + t``): the top card of that seat's tower t;
-- TAKE slot s (``12 + s``) and PLACE the card of slot s (``17 + s``): the card in display slot s.
+- TAKE slot s (``12 + s``) and PLACE the card of slot s (``17 + s``): the card in display slot s; PLACE also the
+  tower the card goes onto (its top card, or its empty place), so that the tower is marked too.
 
 PASS, the bids (``0–5``) and TEAR DOWN none (``6``) have no spot: the app lists them in words.
 """
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..core import svg as s
 from ..core.game import TERMINAL
-from .actions import PLACE, TAKE, TEAR, TEARDOWN
+from .actions import PLACE, PLACING, TAKE, TEAR, TEARDOWN
 from .cards import NUM_SLOTS, NUM_TYPES, TYPE_NAMES
 from .game import EMPTY, PLACED
 from .render import SLOT_NOTES, bid_text, heading, next_cards, status
@@ -35,11 +36,20 @@ COLOURS = (s.PURPLE, s.BLUE, s.GREEN, "#9E9E9E", s.YELLOW)  # candy, scary, tree
 MARKS = tuple(name[:3] for name in TYPE_NAMES)
 DW, DH = 56, 78  # a display card
 TW, TH, STRIP, SHOWN = 44, 58, 16, 12  # a tower card, the strip of a lower card left visible, most cards drawn
+ROOM = 6  # tower cards a panel has room for before it grows (to SHOWN): no empty bands early on
 RW, RH = 26, 34  # a rubble card
 MARGIN, GAP, LINE = 16, 10, 20
 PANEL_W = NUM_TYPES * (TW + GAP) + GAP
-TOWER_H = TH + (SHOWN - 1) * STRIP
-PANEL_H = 2 * LINE + 14 + TOWER_H + 22 + RH + 18
+
+
+def tower_height(state: State) -> float:
+    """Room for the tallest tower on the table (ROOM cards at least, SHOWN at most)."""
+    tallest = max(len(tower) for seat in state.towers for tower in seat)
+    return TH + (min(max(tallest, ROOM), SHOWN) - 1) * STRIP
+
+
+def panel_height(tower_h: float) -> float:
+    return 2 * LINE + 14 + tower_h + 22 + RH + 18
 
 
 def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = None, you: bool = True) -> str:
@@ -50,8 +60,10 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     rows = -(-n // per_row)
     width = max(2 * MARGIN + per_row * (PANEL_W + GAP) - GAP,
                 2 * MARGIN + (NUM_SLOTS + 2) * (DW + GAP) + 5 * GAP + 5 * (RW + 4))
+    tower_h = tower_height(state)
+    panel_h = panel_height(tower_h)
     y_panels = MARGIN + 2 * LINE + DH + 36
-    y_legend = y_panels + rows * (PANEL_H + GAP) + 8
+    y_legend = y_panels + rows * (panel_h + GAP) + 8
     key = legend()
     out = s.Svg(width, y_legend + s.legend_height(key, width - 2 * MARGIN), f"Five Towers: {status(state)}")
     acting = state.current_player
@@ -91,39 +103,43 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
 
     for i, p in enumerate(s.seat_order(viewer, n)):
         _panel(out, state, p, viewer, you, actions, MARGIN + (i % per_row) * (PANEL_W + GAP),
-               y_panels + (i // per_row) * (PANEL_H + GAP))
+               y_panels + (i // per_row) * (panel_h + GAP), tower_h)
     out.line(0, y_legend - 8, width, y_legend - 8, s.MUTED)
     out.legend(MARGIN, y_legend, width - 2 * MARGIN, key)
     return str(out)
 
 
 def _panel(out: s.Svg, state: State, p: int, viewer: int | None, you: bool, actions: frozenset[int], x0: float,
-           y0: float) -> None:
+           y0: float, tower_h: float) -> None:
     """Seat p: score and bid, the five towers (bottom card first), the rubble."""
     acting = p == state.current_player
-    out.rect(x0, y0, PANEL_W, PANEL_H, s.PANEL, s.HIGHLIGHT if acting else s.PANEL, rx=6,
+    out.rect(x0, y0, PANEL_W, panel_height(tower_h), s.PANEL, s.HIGHLIGHT if acting else s.PANEL, rx=6,
              stroke_width=2.5 if acting else 1)
     who = f"{'▶ ' if acting else ''}Player {p}" + (" (you)" if you and p == viewer else "")
     out.text(x0 + GAP, y0 + LINE, who, 14, s.YELLOW if acting else s.INK, bold=True)
     out.text(x0 + PANEL_W - GAP, y0 + LINE, f"{state.score(p)} points", 14, s.INK, "end", True)
     out.text(x0 + GAP, y0 + 2 * LINE, bid_text(state, p), 12, s.MUTED)
     tearing = acting and state.phase_id == TEARDOWN
-    base = y0 + 2 * LINE + 14 + TOWER_H - TH  # the bottom card's top
+    placing = [PLACE + slot for slot in range(NUM_SLOTS) if acting and state.phase_id == PLACING
+               and PLACE + slot in actions]
+    base = y0 + 2 * LINE + 14 + tower_h - TH  # the bottom card's top
     for t in range(NUM_TYPES):
         x = x0 + GAP + t * (TW + GAP)
         tower = state.towers[p][t]
         name = TYPE_NAMES[t]
         out.text(x + TW / 2, base + TH + 16, name, 11, s.MUTED, "middle")
+        onto = [a for a in placing if state.display[a - PLACE] >> 4 == t]  # the taken cards of this type
         if not tower:
-            out.outline(x, base, TW, TH, COLOURS[t], "blocked" if state.blocked[p][t] else "", 10)
-            if state.blocked[p][t]:
-                out.line(x + 4, base + 4, x + TW - 4, base + TH - 4, COLOURS[t], 2)
+            with out.spot((x, base, TW, TH), f"player {p}'s {name} tower, empty", onto):
+                out.outline(x, base, TW, TH, COLOURS[t], "blocked" if state.blocked[p][t] else "", 10)
+                if state.blocked[p][t]:
+                    out.line(x + 4, base + 4, x + TW - 4, base + TH - 4, COLOURS[t], 2)
             continue
         shown = tower[-SHOWN:]
         for i, v in enumerate(shown):
             y = base - i * STRIP
             top = i == len(shown) - 1
-            ids = s.among(actions, TEAR + t) if top and tearing else []
+            ids = (s.among(actions, TEAR + t) if tearing else onto) if top else []
             title = f"player {p}'s {name} tower, " + \
                 (f"top card {v}, {s.count(len(tower), 'card')}" if top else f"card {v}")
             out.card(x, y, TW, TH, COLOURS[t], str(v), title, ids, MARKS[t] if top else "",

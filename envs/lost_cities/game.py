@@ -336,7 +336,7 @@ class State(BaseState):
         if action < 2 * K:
             return "discard " + self.card_to_string(action - K)
         if action == g.draw_deck_action:
-            return "draw deck"
+            return "draw pile"
         return "draw " + COLOUR_NAMES[action - g.draw_deck_action - 1]
 
     # ----------------------------------------------------------------- copy and JSON

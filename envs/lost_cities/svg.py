@@ -34,7 +34,7 @@ LETTERS = "YBWGRP"
 CW, CH, GAP, STRIP = 50, 70, 8, 16  # card, gap, the strip of an expedition card left visible under the next
 COL = CW + 18  # one expedition column (and its discard pile) per colour
 MARGIN, LINE = 16, 20
-COLUMN_H = CH + 11 * STRIP  # 12 cards at most (L3)
+ROOM = 6  # expedition cards a column has room for before it grows (12 at most, L3): no empty bands early on
 HAND_W = HAND_SIZE * (CW + GAP)
 
 
@@ -45,12 +45,14 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     C, K = g.n_colours, g.num_kinds
     width = 2 * MARGIN + max(HAND_W, (C + 1) * COL, 560)
     key = legend(C)
+    longest = max(len(cards) for seat in state.expeditions for cards in seat)
+    column_h = CH + (max(longest, ROOM) - 1) * STRIP
     y_top_label = MARGIN + 3 * LINE + 4
     y_top_hand = y_top_label + 8
     y_top_cols = y_top_hand + CH + 14
-    y_piles = y_top_cols + COLUMN_H + LINE + 4
+    y_piles = y_top_cols + column_h + LINE + 4
     y_bottom_cols = y_piles + CH + 2 * LINE + 4
-    y_bottom_hand = y_bottom_cols + COLUMN_H + 14
+    y_bottom_hand = y_bottom_cols + column_h + 14
     y_legend = y_bottom_hand + CH + LINE + 16
     height = y_legend + s.legend_height(key, width - 2 * MARGIN)
     out = s.Svg(width, height, f"Lost Cities: {status(state)}")
@@ -84,11 +86,11 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
             out.back(MARGIN + i * (CW + GAP), y, CW, CH, "?", "a card you have not seen")
 
     def expeditions(p: int, y: float, down: bool) -> None:
-        """The bottom seat's columns hang down from y, the top seat's stand up towards it from y + COLUMN_H."""
+        """The bottom seat's columns hang down from y, the top seat's stand up towards it from y + column_h."""
         for c in range(C):
             x = MARGIN + c * COL
             cards = state.expeditions[p][c]
-            first = y if down else y + COLUMN_H - CH
+            first = y if down else y + column_h - CH
             if not cards:
                 out.outline(x, first, CW, CH, COLOURS[c], "")
             for i, k in enumerate(cards):
@@ -98,7 +100,7 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
                          label_y=label_y)
             wagers = sum(k % 10 == 0 for k in cards)
             score = expedition_score(len(cards), wagers, sum(kind_value(k) for k in cards))
-            score_y = y - 6 if down else y + COLUMN_H + 16
+            score_y = y - 6 if down else y + column_h + 16
             out.text(x + CW / 2, score_y, f"{score:+d}" if cards else "–", 13, s.MUTED, "middle")
 
     def piles(y: float) -> None:

@@ -65,7 +65,8 @@ WIDTH = 1180
 SUPPLY_W, QUARRY_W = 240, 176
 PALACES_W = 640  # the palace area of a seat's panel; its hand and bid go to the right
 PANEL_H = 36 + 5 * TH + 26
-REMOVED_PER_LINE = 7  # tile names ("b3.1") on one line of the 260-wide box at 11 px
+REMOVED_PER_LINE = 6  # tile names ("b3.1") on one line of the 260-wide box at 12 px
+MIN_TEXT = 12  # the widest table: the web app shows it at 0.92 px a unit beside its panel (1400 px window)
 
 
 def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = None, you: bool = True) -> str:
@@ -79,7 +80,8 @@ def svg(state: State, viewer: int | None = None, legal: Iterable[int] | None = N
     y_money = MARGIN + 2 * LINE + 14 + tiles_h + 28
     y_panels = y_money + CH + 2 * LINE + 24
     y_legend = y_panels + n * (PANEL_H + GAP) + 8
-    out = s.Svg(WIDTH, y_legend + s.legend_height(key, WIDTH - 2 * MARGIN), f"Palazzo: {status(state, viewer)}")
+    out = s.Svg(WIDTH, y_legend + s.legend_height(key, WIDTH - 2 * MARGIN), f"Palazzo: {status(state, viewer)}",
+                min_text=MIN_TEXT)
     d = state.decision
     acting = state.current_player
 
@@ -221,7 +223,7 @@ def _removed(out: s.Svg, state: State, viewer: int | None, x: float, y: float, i
                 line = names[row * REMOVED_PER_LINE:(row + 1) * REMOVED_PER_LINE]
                 more = row == 1 and len(names) > 2 * REMOVED_PER_LINE
                 if line:
-                    out.text(x + GAP, y + 34 + 16 * row, " ".join(line) + (" …" if more else ""), 11, s.MUTED)
+                    out.text(x + GAP, y + 34 + 16 * row, " ".join(line) + (" …" if more else ""), 12, s.MUTED)
 
 
 def _panel(out: s.Svg, state: State, p: int, viewer: int | None, you: bool, actions: frozenset[int],

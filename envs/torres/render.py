@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.game import TERMINAL
+from ..core.svg import count
 from .actions import (
     ACQUIRE,
     ACTION,
@@ -69,12 +70,12 @@ def details(state: State) -> list[str]:
     """The turn's action points, card and purchases, the card being resolved, the leftover blocks."""
     out = []
     if state.phase_no and state.current_player != TERMINAL:
-        out.append(f"{state.ap} action points left · card played: {'yes' if state.card_played else 'no'}"
+        out.append(f"{count(state.ap, 'action point')} left · card played: {'yes' if state.card_played else 'no'}"
                    f" · bought {state.acquired}")
     if state.card >= 0:
         out.append(f"resolving {CARD_NAMES[state.card]}")
     if state.leftover:
-        out.append(f"{state.leftover} leftover block(s)")
+        out.append(count(state.leftover, "leftover block"))
     return out
 
 

@@ -6,6 +6,8 @@ as text, for ``play`` and ``replay``, in :mod:`.terminal`.
   code 2 (the usage block is what ``--help`` is for).
 * ``type=`` functions for the flags several commands have: :func:`seed`, :func:`count`; :func:`integer` reads
   a number the way they do (the play prompt too).
+* :func:`run`: a command's ``main`` as the program, ending quietly when its reader stops reading (``| head``);
+  :func:`error_line`: an error in the command's words (``no such file: …``, not ``[Errno 2] …``).
 * :func:`apply_override` reads every ``--set key=value`` (of a game option or of a training config key);
   :func:`game_options`: the game options of ``--players`` and ``--set option=value``.
 """
@@ -14,9 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
 import yaml
@@ -42,6 +45,30 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def run(main: Callable[[], Any]) -> NoReturn:
+    """Exit with ``main()``'s code (an int; what else it returns, for the tests, means 0); if stdout's reader has
+    gone (``evaluate ... | head``), exit 1 quietly instead of with a ``BrokenPipeError`` traceback."""
+    try:
+        result = main()
+        code = result if isinstance(result, int) else 0
+        sys.stdout.flush()  # a closed pipe shows here, inside the try, not in the interpreter's flush at exit
+    except BrokenPipeError:
+        # Python's recipe (docs of the signal module): stdout to devnull, so that the flush at exit cannot fail too
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    sys.exit(code)
+
+
+def error_line(error: Exception) -> str:
+    """An error in a command's words: a file that cannot be read or written says which, ``no such file:
+    configs/nope.yaml``, not ``[Errno 2] No such file or directory: 'configs/nope.yaml'``."""
+    if not isinstance(error, OSError) or error.filename is None or not error.strerror:
+        return str(error)
+    if isinstance(error, FileNotFoundError):
+        return f"no such file: {error.filename}"
+    return f"{error.filename}: {error.strerror[0].lower()}{error.strerror[1:]}"
 
 
 def integer(text: str) -> int | None:

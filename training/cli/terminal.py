@@ -240,7 +240,7 @@ def replay_text(record: Record, viewer: int | None = None, step: int | None = No
         if decision is None:
             yield f"\n== end after {k} decisions; scores {scores}"
         else:
-            yield f"\n== decision {k}: {labels[decision.seat]} to move, phase {state.phase}; scores {scores}"
+            yield f"\n== decision {k}: {labels[decision.seat]} to move ({state.phase_name}); scores {scores}"
         yield state.render_text(viewer=viewer)
         if decision is None:
             yield _result_text(record, viewer)

@@ -25,9 +25,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pyspiel
 
 from ...envs import list_games
+from ...envs.core.extras import needs_extra
+
+try:
+    import pyspiel
+except ImportError as error:
+    raise needs_extra("tabletop_rl.openspiel", "openspiel", error) from None
 from ...envs.core.game import ChanceNeeded
 from ...envs.core.game import Game as EngineGame
 from ...envs.core.game import State as EngineState

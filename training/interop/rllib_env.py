@@ -12,11 +12,16 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from ... import envs
+from ...envs.core.extras import needs_extra
 from ...envs.core.game import check_seed
 from ..runtime.opponents import SELF, check_weights
+
+try:
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+except ImportError as error:
+    raise needs_extra("tabletop_rl.training.interop.rllib_env", "rllib", error) from None
 
 LEARNER = "learner"  # the trained RLModule
 

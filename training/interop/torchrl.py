@@ -6,10 +6,14 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from torchrl.envs import PettingZooWrapper
-from torchrl.envs.utils import MarlGroupMapType
-
 from ...envs import make
+from ...envs.core.extras import needs_extra
+
+try:
+    from torchrl.envs import PettingZooWrapper
+    from torchrl.envs.utils import MarlGroupMapType
+except ImportError as error:
+    raise needs_extra("tabletop_rl.training.interop.torchrl", "torchrl", error) from None
 
 
 def torchrl_env(game: str, seed: int | None = None, shared_policy: bool = False, **options: Any) -> PettingZooWrapper:

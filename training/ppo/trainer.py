@@ -177,7 +177,7 @@ class Trainer:
         fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed)
         mixed = f", {w.random_seats:.0%} of the seats random" if w.random_seats else ""
         self.warm_start_facts = (f"Warm start: imitated `{w.teacher}` on {fit['decisions']:,} decisions "
-                                 f"({w.games} games{mixed}, {w.epochs} epochs, "
+                                 f"({w.games} games{mixed}, {w.epochs} epoch{'s' * (w.epochs != 1)}, "
                                  f"{(time.monotonic() - began) / 60:.1f} min); "
                                  f"agreement {100 * fit['agreement']:.1f}%.")
         say(self.warm_start_facts, None)

@@ -252,8 +252,8 @@ class App:
         column = live.game.num_players if viewer is None else viewer
         view = {"kind": "play", "id": live.id, "game": live.game.name, "title": live.game.title,
                 "options": live.game.options, "agents": live.specs, "viewer": viewer, "to_move": to_move,
-                "phase": state.phase, "over": over, "waiting": None if over else "human" if human else "agent",
-                "svg": state.render_svg(viewer, legal),
+                "phase": state.phase_name, "over": over, "waiting": None if over else "human" if human else "agent",
+                "svg": state.render_svg(None if over else viewer, legal),  # at the end every hand is shown
                 "legal": [{"action": a, "text": words[a]} for a in legal],
                 "log": [{"seat": seat, "text": texts[column]} for seat, texts in live.log[-LOG_LINES:]],
                 "decisions": len(live.decisions), "scores": [_number(x) for x in state.scores()],
@@ -272,7 +272,7 @@ class App:
         action = _integer(body.get("action"), "action", 0, live.game.num_actions - 1)
         if action not in state.legal_actions():
             raise refuse(400, f"action {action} ({state.action_to_string(action)}) is not legal for player "
-                              f"{state.current_player} in phase {state.phase}")
+                              f"{state.current_player} in phase {state.phase_name}")
         live.apply(action)
         if state.is_terminal():
             self.save(live)
@@ -357,7 +357,7 @@ class App:
         decision = record.decisions[step] if step < len(record.decisions) else None
         view = {"kind": "replay", "id": replay.id, "name": replay.name, "game": record.game,
                 "title": state.game.title, "options": record.options, "agents": list(record.agents),
-                "viewer": viewer, "step": step, "steps": len(record.decisions), "phase": state.phase,
+                "viewer": viewer, "step": step, "steps": len(record.decisions), "phase": state.phase_name,
                 "to_move": None if state.is_terminal() else state.current_player,
                 "svg": state.render_svg(viewer, (), you=False), "scores": [_number(x) for x in state.scores()],
                 "decision": None, "result": None}
@@ -480,11 +480,15 @@ def create_app(records: str | Path = "runs/games", agents: dict[str, str] | None
     async def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
+    async def favicon(request: Request) -> FileResponse:  # browsers ask for it whatever the page says
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     async def error(request: Request, exc: HTTPException) -> JSONResponse:
         return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
 
     routes = [
         Route("/", index),
+        Route("/favicon.ico", favicon),
         Route("/api/setup", locked(setup)),
         Route("/api/games", locked(new_game), methods=["POST"]),
         Route("/api/games/{id}", locked(game_view)),

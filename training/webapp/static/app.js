@@ -5,7 +5,6 @@
 
 const main = document.getElementById("main");
 let setup = null;      // /api/setup: the games, their options and agents
-let shown = "";        // the route on screen: a pending agent step or replay timer of another route stops
 let timer = null;
 
 function el(tag, attrs = {}, ...children) {
@@ -48,7 +47,6 @@ async function route() {
   clearTimeout(timer);
   closeChooser();
   say("");
-  shown = location.hash;
   const parts = location.hash.replace(/^#\/?/, "").split("/");
   try {
     if (!setup) setup = await api("GET", "/api/setup");
@@ -144,6 +142,27 @@ function showNew() {
   options();
 }
 
+// ------------------------------------------------------------------------------------------ the table's size
+const READABLE = 11;    // px: the smallest text of a table is drawn at least this large
+const PANEL_MIN = 270;  // px: the panel's least width (app.css), beside which the table gets the rest
+
+// The table as large as the window allows, and never so small that its smallest text is under READABLE px: a tall
+// table then scrolls with the page, a wide one takes the width beside the panel (and scrolls sideways past it).
+function fit() {
+  const svg = document.querySelector("#table svg");
+  if (!svg) return;
+  const box = svg.viewBox.baseVal;
+  const sizes = [...svg.querySelectorAll("text")].map((t) => Number(t.getAttribute("font-size"))).filter((x) => x > 0);
+  const least = READABLE / Math.min(13, ...sizes);
+  const layout = svg.closest(".layout");
+  const wide = (layout.clientWidth - PANEL_MIN - 12) / box.width;  // 12: the layout's gap
+  const high = (window.innerHeight - layout.getBoundingClientRect().top - window.scrollY - 8) / box.height;
+  const scale = Math.max(least, Math.min(wide, high));
+  svg.style.width = `${Math.ceil(box.width * scale)}px`;
+  svg.style.height = `${Math.ceil(box.height * scale)}px`;
+}
+window.addEventListener("resize", fit);
+
 // ------------------------------------------------------------------------------------------ play
 function closeChooser() {
   document.querySelectorAll(".chooser").forEach((c) => c.remove());
@@ -166,6 +185,7 @@ function clickable(table, words, play) {
   });
 }
 
+// The scores as the game counts them (Lost Cities: the match totals); during a game the table shows each seat's.
 function scoresText(view) {
   return view.scores.map((s, seat) => `${seatName(view, seat)}: ${s}`).join("; ");
 }
@@ -186,7 +206,11 @@ function notesBox(notes, words, seat) {
   const parts = [];
   if (notes.choice) parts.push(el("p", { class: "choice" }, `${notes.agent} would play: `, el("strong", {}, notes.choice.text)));
   if (notes.policy) {
-    parts.push(el("p", {}, `Policy value for player ${seat}: ${notes.policy.value.toFixed(3)}`));
+    const value = notes.policy.value;
+    parts.push(el("p", {}, `Policy value for player ${seat}: ${value >= 0 ? "+" : ""}${value.toFixed(2)}`,
+      el("br"), el("span", { class: "doc" }, "the policy's estimate of this seat's reward at the end: +1 for a win, " +
+        "−1 for a loss, plus (for a policy trained with a margin bonus) a small share of the score margin, so it " +
+        "may pass ±1")));
     parts.push(el("table", { class: "notes" }, el("tr", {}, el("th", {}, "move"), el("th", {}, "probability")),
       notes.policy.top.map((m) => el("tr", {}, el("td", {}, m.text ?? words[m.action]), el("td", {}, `${(100 * m.probability).toFixed(1)} %`)))));
   }
@@ -219,8 +243,8 @@ function askBox(agents, ask) {
 }
 
 function showPlay(view) {
-  const route = location.hash;
-  if (route !== shown) return;
+  const route = `#/play/${view.id}`;
+  if (location.hash !== route) return;  // the page went elsewhere while this view was on its way
   const game = setup.games.find((g) => g.name === view.game);
   const table = el("div", { class: "table", id: "table" });
   table.innerHTML = view.svg;  // drawn by the server's renderer from the engine state
@@ -240,14 +264,18 @@ function showPlay(view) {
   };
   clickable(table, words, play);
   const you = view.viewer === null ? "You are watching." : `You are player ${view.viewer}.`;
-  const status = el("section", { id: "status" }, el("h3", {}, `${view.title}`), el("p", {}, you),
-    el("p", {}, `Scores: ${scoresText(view)}`));
+  const status = el("section", { id: "status" }, el("h3", {}, `${view.title}`), el("p", {}, you));
   const panel = el("div", { class: "panel" }, status);
   if (view.waiting === "human") {
-    status.append(el("p", { id: "turn" }, el("strong", {}, `Your move, player ${view.to_move}`), ` (${view.phase}): click a highlighted spot on the table or a move below.`));
+    const only = view.legal.length === 1 && autoplay();
+    const spots = table.querySelector(".legal") !== null;
+    const how = only ? `your only move, ${view.legal[0].text}, is played for you…`
+      : spots ? "click a highlighted spot on the table or a move below." : "choose a move below.";
+    status.append(el("p", { id: "turn" }, el("strong", {}, `Your move, player ${view.to_move}`), ` (${view.phase}): ${how}`));
     panel.append(el("section", { class: "moves", id: "moves" }, el("h3", {}, "Legal moves"),
       view.legal.map((m) => el("button", { type: "button", "data-action": m.action, onclick: () => play(m.action) }, m.text))));
     panel.append(askBox(game.agents, (agent) => api("POST", `/api/games/${view.id}/ask`, { agent })));
+    if (only) timer = setTimeout(() => location.hash === route && play(view.legal[0].action), delay());
   } else if (view.waiting === "agent") {
     status.append(el("p", { class: "thinking", id: "turn" }, `${seatName(view, view.to_move)} is thinking…`));
     timer = setTimeout(async () => {
@@ -256,7 +284,7 @@ function showPlay(view) {
       } catch (error) {
         say(error.message);
       }
-    }, Number(localStorage.getItem("agentDelay") ?? 300));  // ms between agents' moves, to follow them
+    }, delay());
   } else {
     const end = el("section", { id: "end" }, el("h3", {}, "Game over"), el("p", { id: "result" }, resultText(view, view.viewer)),
       el("p", {}, `Final scores: ${scoresText(view)}`));
@@ -268,13 +296,35 @@ function showPlay(view) {
     end.append(el("p", {}, el("a", { href: "#/new" }, "New game")));
     panel.append(end);
   }
+  if (view.waiting !== null) status.append(autoplaySetting(() => showPlay(view)));
   const first = view.decisions - view.log.length + 1;  // the log holds the last moves only
   panel.append(el("section", {}, el("h3", {}, "Moves"), el("ol", { class: "log", id: "log" },
     view.log.map((entry, i) => el("li", {}, el("span", { class: "number" }, `${first + i}.`),
       el("span", {}, `${seatName(view, entry.seat)}: ${entry.text}`))))));
   main.replaceChildren(el("div", { class: "layout" }, table, panel));
+  fit();
   const log = document.getElementById("log");
   log.scrollTop = log.scrollHeight;
+}
+
+function delay() {
+  return Number(localStorage.getItem("agentDelay") ?? 300);  // ms before a move made for someone, to follow it
+}
+
+// Whether a person's only legal move is played for them (on unless turned off; kept in this browser).
+function autoplay() {
+  return localStorage.getItem("autoplay") !== "off";
+}
+
+function autoplaySetting(redraw) {
+  const box = el("input", { type: "checkbox", id: "autoplay" });
+  box.checked = autoplay();
+  box.addEventListener("change", () => {
+    localStorage.setItem("autoplay", box.checked ? "on" : "off");
+    clearTimeout(timer);
+    redraw();
+  });
+  return el("p", {}, el("label", {}, box, " play my move for me when it is the only one"));
 }
 
 // ------------------------------------------------------------------------------------------ records, replay
@@ -300,7 +350,7 @@ async function showRecords() {
       say(error.message);
     }
   });
-  main.replaceChildren(el("h2", {}, "Replays"), el("p", {}, "Open a record of your computer (at most 5 MB): ", upload),
+  main.replaceChildren(el("h2", {}, "Replays"), el("p", {}, "Open a record file from your computer (at most 5 MB): ", upload),
     el("h3", {}, "The records folder"),
     records.length ? el("ul", { class: "records", id: "records" }, records.map((r) => el("li", {},
       el("a", { href: "#", onclick: (e) => { e.preventDefault(); openRecord(r.name); } }, r.name),
@@ -328,8 +378,7 @@ async function showReplay(id, step, viewer) {
       onclick: () => { sessionStorage.setItem("playing", playing ? "" : id); route === location.hash && showReplay(id, step, viewer); } }, playing ? "pause" : "play"),
     el("button", { type: "button", id: "forward", title: "one decision forward", onclick: () => go(step + 1) }, "▶"),
     el("button", { type: "button", id: "last", title: "the end", onclick: () => go(view.steps) }, "end"),
-    el("p", {}, "Decision ", jump, ` of ${view.steps} · seen as `, viewers),
-    el("p", {}, `Scores: ${scoresText(view)}`));
+    el("p", {}, "Decision ", jump, ` of ${view.steps} · seen as `, viewers));
   const panel = el("div", { class: "panel" }, controls);
   const next = el("section", { id: "decision" });
   if (view.decision) {
@@ -345,5 +394,6 @@ async function showReplay(id, step, viewer) {
       (agent) => api("POST", `/api/replays/${id}/ask`, { agent, step })));
   }
   main.replaceChildren(el("div", { class: "layout" }, table, panel));
+  fit();
   if (playing && step < view.steps) timer = setTimeout(() => go(step + 1), 700);
 }
