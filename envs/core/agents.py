@@ -31,19 +31,21 @@ from .game import Game, State
 class Agent(Protocol):
     """Every agent has ``act``. It may also offer, each read by one function below:
 
-    * ``pick(legal) -> action`` (:func:`picker`): the decision ``act`` would make, from the ascending list of legal
-      actions alone; a driver that has the list then builds no observation (the random agent).
-    * ``batch_key`` and ``act_batch(agents, observations, masks) -> actions`` (:func:`batch_key`): agents whose
-      ``batch_key`` is the same object are decided together, in one call of the first one's ``act_batch`` with all
-      of them and their stacked observations and masks, each decision the one its own ``act`` would make (a network
-      decides in one forward pass); ``None``: alone. Such an agent also has ``only(action)``: its decision when
-      ``action`` is the only legal one, without the batch (drawing from its generator as a batched decision would).
+    * ``pick(legal) -> action`` (:func:`decided_by` says ``PICK``): the decision ``act`` would make, from the
+      ascending list of legal actions alone; a driver that has the list then builds no observation (the random
+      agent).
+    * ``batch_key``, ``act_batch(agents, observations, masks) -> actions`` and ``only(action)`` (:func:`decided_by`
+      says ``BATCH``): agents whose ``batch_key`` is the same object are decided together, in one call of the first
+      one's ``act_batch`` with all of them and their stacked observations and masks, each decision the one its own
+      ``act`` would make (a network decides in one forward pass); ``only(action)`` is its decision when ``action``
+      is the only legal one, without the batch (drawing from its generator as a batched decision would).
     * ``attach(view)`` (:func:`wants_view`, :func:`attach_view`): it searches, and gets its seat's
       :class:`SeatView` at the start of every game (one agent object per seat).
     * ``notes() -> dict | None`` (:func:`agent_notes`): what it thought of its last decision, for a game record.
 
-    ``pick`` and ``act_batch`` stand in for ``act``: a subclass that overrides ``act`` but not them is asked
-    through its ``act`` (its own decisions are not bypassed), and one that overrides nothing keeps them.
+    ``pick`` and ``act_batch`` are methods of the agent's class and stand in for ``act``: a subclass that overrides
+    ``act`` but not them is asked through its ``act`` (its own decisions are not bypassed), and one that overrides
+    nothing keeps them.
     """
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
@@ -93,19 +95,24 @@ def agent_notes(agent: Agent) -> dict | None:
     return agent.notes() if hasattr(agent, "notes") else None
 
 
-def picker(agent: Agent) -> Callable[[list[int]], int] | None:
-    """``agent.pick`` if it decides from the legal actions alone, else None."""
-    pick = getattr(agent, "pick", None)
-    return pick if pick is not None and _stands_in(type(agent), "pick") else None
+ACT, PICK, BATCH = "act", "pick", "batch"  # how a driver asks an agent for a decision (decided_by)
 
 
-def batch_key(agent: Agent) -> object | None:
-    """The object that agents decided together share (``agent.batch_key``), or None for an agent decided alone."""
-    key = getattr(agent, "batch_key", None)
-    return key if key is not None and _stands_in(type(agent), "act_batch") else None
+def decided_by(agent: Agent) -> str:
+    """How a driver asks ``agent`` for a decision: ``BATCH`` (with the others of its ``batch_key``), ``PICK`` (from
+    the legal actions alone) or ``ACT``. Read once per class: the loops ask it at every decision."""
+    return _decided_by(type(agent))
 
 
 @cache
+def _decided_by(cls: type) -> str:
+    if all(hasattr(cls, name) for name in ("batch_key", "act_batch", "only")) and _stands_in(cls, "act_batch"):
+        return BATCH
+    if hasattr(cls, "pick") and _stands_in(cls, "pick"):
+        return PICK
+    return ACT
+
+
 def _stands_in(cls: type, ability: str) -> bool:
     """Is ``cls``'s ``ability`` defined in the same class as its ``act``, or in a subclass of it? (Not when a
     subclass overrides ``act`` alone: the ability would bypass its decisions.)"""

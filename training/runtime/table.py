@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
-from ...envs.core.agents import Agent, attach_view, batch_key, picker
+from ...envs.core.agents import BATCH, PICK, Agent, attach_view, decided_by
 from ...envs.core.game import TERMINAL, Game, State
 from ...envs.core.match import score_margins
 from .opponents import OpponentMix
@@ -182,16 +182,15 @@ def play_opponents(tables: Sequence[Table]) -> None:
                         continue
                     break
                 agent = table.seated[p][1]
-                key = batch_key(agent)
-                if key is not None:
+                how = decided_by(agent)
+                if how is BATCH:
                     if len(legal := state.legal_actions()) == 1:  # no forward pass for a forced decision
                         state.apply_action(agent.only(legal[0]))
                         continue
-                    batches.setdefault(id(key), []).append((table, agent))
+                    batches.setdefault(id(agent.batch_key), []).append((table, agent))
                     break
-                pick = picker(agent)
-                if pick is not None:
-                    state.apply_action(pick(state.legal_actions()))
+                if how is PICK:
+                    state.apply_action(agent.pick(state.legal_actions()))
                 else:
                     state.apply_action(agent.act(state.observation(p), state.action_mask()))
         for batch in batches.values():

@@ -65,6 +65,7 @@ from .table import Table, play_opponents, settle
 # 65,536 games at the ~40-60 KiB each they take are 3-4 GiB: more is a typo, refused before any space is built
 MAX_NUM_ENVS = 1 << 16
 RESET_OPTIONS = ("reset_mask",)
+NO_GAMES = np.zeros(0, np.int64)
 
 
 def whole_number(name: str, value: Any, low: int, high: int, note: str = "") -> int:
@@ -105,7 +106,7 @@ class SeatVectors(VectorEnv):
         self._started = False
         self._broken: str | None = None  # why every call but reset and close is refused
         self.ended: list[tuple[int, np.ndarray, dict[str, Any]]] = []  # the last step's (game, final obs, info)
-        self.dealt = np.zeros(0, np.int64)  # the games the last call dealt anew
+        self.dealt = NO_GAMES  # the games the last call dealt anew
 
     def action_masks(self) -> np.ndarray:
         """Every game's legal actions for the learner, bool (num_envs × num_actions): what MaskablePPO reads."""
@@ -218,16 +219,18 @@ class SeatVectors(VectorEnv):
 
     def _step_results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         infos: dict[str, Any] = {}
-        flagged = np.zeros(self.num_envs, np.bool_)
-        flagged[self.dealt] = True
+        same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
         for i, observation, info in self.ended:
-            if self.autoreset_mode is AutoresetMode.SAME_STEP:
+            if same_step:
                 infos = self._add_info(infos, {"final_obs": observation, "final_info": info}, i)
             else:  # the ended game's own info, as the single env's last step gives it (its mask is in the array)
                 infos = self._add_info(infos, {k: v for k, v in info.items() if k not in ("seat", "action_mask")},
                                        i)
-                flagged[i] = True
-        if flagged.any():
+        if len(self.dealt) or (self.ended and not same_step):  # most steps deal and end nothing
+            flagged = np.zeros(self.num_envs, np.bool_)
+            flagged[self.dealt] = True
+            if not same_step:
+                flagged[[i for i, _, _ in self.ended]] = True
             infos["seat"], infos["_seat"] = self._seats.copy(), flagged
         infos["action_mask"] = self._out(self._masks)
         infos.update(self._forced_info())
@@ -325,7 +328,7 @@ class SeatVectorEnv(SeatVectors):
                 self._masks[self._done] = 0  # an ended game's, as the single env's last step gives it
             for i in dealt:
                 self._seats[i] = tables[i].seat
-            self.dealt = np.array(dealt, np.int64)
+            self.dealt = np.array(dealt, np.int64) if dealt else NO_GAMES
         return self._step_results()
 
     def set_pool(self, pool: list[Weights]) -> None:
