@@ -24,12 +24,12 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 import tabletop_rl
 from tabletop_rl.envs.core.match import play_game
-from tabletop_rl.training.cli.shell import command
-from tabletop_rl.training.interop.rllib import TabletopMultiAgentEnv
+from tabletop_rl.training.interop.rllib_env import TabletopMultiAgentEnv
 from tabletop_rl.training.rllib_ppo.config import read_config
 from tabletop_rl.training.rllib_ppo.modules import MaskedActorCritic
 from tabletop_rl.training.rllib_ppo.trainer import export_learner
 from tabletop_rl.training.runtime.agents import load_agent
+from tabletop_rl.training.runtime.printed_commands import command
 
 
 def main(iterations: int = 2, out: Path = Path("runs/rllib_quickstart")) -> float:

@@ -18,7 +18,8 @@ import numpy as np
 
 from tabletop_rl.envs.core.game import State
 from tabletop_rl.envs.lost_cities import Game
-from tabletop_rl.envs.lost_cities.game import CARD_STEP, DRAW_STEP, MAX_TURNS_PER_ROUND
+from tabletop_rl.envs.lost_cities.actions import CARD_STEP, DRAW_STEP
+from tabletop_rl.envs.lost_cities.game import MAX_TURNS_PER_ROUND
 
 COLOURS = ("yellow", "blue", "white", "green", "red", "purple")  # L2
 YELLOW, BLUE, WHITE, GREEN, RED, PURPLE = range(6)

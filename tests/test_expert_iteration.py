@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tabletop_rl.training.expert_iteration import main
-from tabletop_rl.training.ppo.expert_iteration import Settings, fit, load_chunks, record_chunk
+from tabletop_rl.training.ppo.distil import Settings, fit, load_chunks, record_chunk
 from tabletop_rl.training.runtime.policy import load_policy
 from tabletop_rl.training.runtime.policy_paths import policy_path
 
@@ -261,13 +261,13 @@ def test_a_rejected_candidate_is_not_searched_with_and_its_games_are_pooled(tmp_
 ])
 def test_the_gate_rule(mean, low, rule, verdict):
     from tabletop_rl.training.evaluation.stats import Estimate
-    from tabletop_rl.training.ppo.expert_iteration import accepted
+    from tabletop_rl.training.ppo.distil import accepted
 
     assert accepted(Estimate(mean, low, 2 * mean - low, 100), rule) is verdict
 
 
 def test_an_accepted_candidate_is_the_next_search_network_and_its_games_are_not_pooled(tmp_path, monkeypatch):
-    from tabletop_rl.training.ppo import expert_iteration as ei
+    from tabletop_rl.training.ppo import distil as ei
 
     monkeypatch.setattr(ei, "gate", lambda settings, candidate, last, folder: {
         "against": last, "deals": 1, "margin": [1.0, 0.5, 1.5], "accepted": True, "minutes": 0.0})
@@ -280,7 +280,7 @@ def test_an_accepted_candidate_is_the_next_search_network_and_its_games_are_not_
 
 
 def test_a_run_stopped_in_a_generation_resumes_without_recomputing(tmp_path, monkeypatch, capsys):
-    from tabletop_rl.training.ppo import expert_iteration as ei
+    from tabletop_rl.training.ppo import distil as ei
 
     real_gate = ei.gate
 

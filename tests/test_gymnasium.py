@@ -68,6 +68,8 @@ def test_seeded_episodes_are_reproducible():
             trajectory += play_episode(env, trajectory[-1][-1])
             trajectory.append(env.reset())
         runs.append(trajectory)
+        # Gymnasium's own attributes: the seed given, and the generator the table deals from (seeded once)
+        assert env.unwrapped.np_random_seed == 7 and env.unwrapped.np_random is env.unwrapped.table.np_random
     first, second = runs
     assert len(first) == len(second) and len(first) > 3 * 20
     for a, b in zip(first, second, strict=True):
@@ -305,10 +307,11 @@ def test_sb3_vec_envs_give_maskable_ppo_every_copys_mask():
 
 
 def test_the_interop_doc_vector_env_snippets_run():
-    """docs/interop.md, "Gymnasium vector envs": four finished games and a MaskablePPO that learned on SB3's
-    vector env of the id."""
+    """docs/interop.md, "Gymnasium vector envs": four finished games, Gymnasium's NormalizeObservation on the
+    NEXT_STEP env and a MaskablePPO that learned on SB3's vector env of the id."""
     snippet = run_section("docs/interop.md", "Gymnasium vector envs")
     assert len(snippet["finished"]) >= 4
+    assert snippet["envs"].metadata["autoreset_mode"] is AUTORESET.NEXT_STEP
     assert all(reward in (-1, 0, 1) and len(scores) == 2 for reward, scores in snippet["finished"])
     assert snippet["model"].num_timesteps >= 128
 

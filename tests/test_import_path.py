@@ -195,6 +195,22 @@ def test_envs_and_training_import_each_other_relatively():
     assert not absolute, "absolute imports of tabletop_rl:\n" + "\n".join(absolute)
 
 
+def test_play_time_imports_no_command_line_code():
+    """``training/runtime`` (play time, the Gymnasium envs) imports nothing of ``training/cli`` (the commands' own
+    code): dependencies go down docs/training.md's table of folders only."""
+    import ast
+
+    upward = []
+    for path in sorted((ROOT / "training" / "runtime").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 2 and (node.module or "").split(".")[0] == "cli":
+                upward.append(f"{path.relative_to(ROOT)}:{node.lineno} ..{node.module}")
+            if isinstance(node, ast.ImportFrom) and node.level == 2 and node.module is None and \
+                    any(alias.name == "cli" for alias in node.names):
+                upward.append(f"{path.relative_to(ROOT)}:{node.lineno} .. import cli")
+    assert not upward, "training/runtime imports training/cli:\n" + "\n".join(upward)
+
+
 def test_training_top_level_holds_the_commands():
     """Every module at ``training/``'s top level is a command run as ``python -m tabletop_rl.training.<name>``: a
     ``main`` and the ``__main__`` guard; and every command of the docs is one of them."""
@@ -221,7 +237,7 @@ def test_install_hints_fit_where_the_package_lives(monkeypatch, tmp_path):
 @pytest.mark.parametrize(("module", "missing", "extra"), [
     ("tabletop_rl.openspiel", "pyspiel", "openspiel"),
     ("tabletop_rl.training.interop.torchrl", "torchrl", "torchrl"),
-    ("tabletop_rl.training.interop.rllib", "ray", "rllib"),
+    ("tabletop_rl.training.interop.rllib_env", "ray", "rllib"),
 ])
 def test_an_adapter_without_its_extra_names_the_extra(module, missing, extra):
     """Imported where its package is missing (``None`` in sys.modules hides an installed one), an adapter ends in one

@@ -10,7 +10,7 @@ from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent, builtin_agent
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.envs.lost_cities import Game, HeuristicAgent, State
-from tabletop_rl.envs.lost_cities.game import CARD_STEP, DRAW_STEP
+from tabletop_rl.envs.lost_cities.actions import CARD_STEP, DRAW_STEP
 from tests.lost_cities_helpers import build, kind
 
 COLOUR = {"Y": 0, "B": 1, "W": 2, "G": 3, "R": 4, "P": 5}  # L2

@@ -12,7 +12,7 @@ from tabletop_rl import envs
 from tabletop_rl.envs.core.game import ChanceNeeded
 from tabletop_rl.envs.core.game import State as BaseState
 from tabletop_rl.envs.lost_cities import Game, State, env, raw_env
-from tabletop_rl.envs.lost_cities.game import COLOUR_NAMES
+from tabletop_rl.envs.lost_cities.cards import COLOUR_NAMES
 from tests.contract import (
     assert_matches_golden,
     check_bad_input,
@@ -234,8 +234,8 @@ def test_registry_and_pettingzoo_make():
         envs.make("lost_city")
 
 
-@pytest.mark.parametrize("options", [{}, {"n_colours": 6}, {"max_turns_per_round": 44, "rounds": 2}])
-def test_pettingzoo_api_seed_render_pickle(options):
+@pytest.mark.parametrize("options", [{"n_colours": 6}, {"max_turns_per_round": 44, "rounds": 2}])
+def test_pettingzoo_api_seed_render_pickle(options):  # the default options: tests/test_contract.py
     check_env_api(env, raw_env, seed=3, **options)
 
 

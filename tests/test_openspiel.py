@@ -18,7 +18,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.observation import make_observation  # noqa: E402
 
 import tabletop_rl.openspiel  # noqa: E402
-from tabletop_rl.envs.torres.game import ACQUIRE  # noqa: E402
+from tabletop_rl.envs.torres.actions import ACQUIRE  # noqa: E402
 from tabletop_rl.training.interop import openspiel  # noqa: E402
 from tests.doc_snippets import run_section  # noqa: E402
 

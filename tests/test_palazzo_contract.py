@@ -245,8 +245,8 @@ def test_global_state_layout_shares_the_public_fields():
 
 
 # ===================================================================== determinism, serialisation, bad input
-@pytest.mark.parametrize("options", [{}, {"num_players": 2, "canonical_order": False, "auto_resolve_forced": True,
-                                          "stack_split": "random"}])
+@pytest.mark.parametrize("options", [{"num_players": 2, "canonical_order": False, "auto_resolve_forced": True,
+                                      "stack_split": "random"}])  # the default options: tests/test_contract.py
 def test_P6a_same_seed_same_game(options):
     check_determinism(Game(**options), range(3))
 

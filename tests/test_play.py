@@ -9,8 +9,8 @@ import pytest
 
 from tabletop_rl import envs
 from tabletop_rl.envs.lost_cities import State as LostCitiesState
+from tabletop_rl.training.cli.terminal import outcome, play
 from tabletop_rl.training.play import main
-from tabletop_rl.training.runtime.terminal import outcome, play
 
 
 class Answers:
@@ -176,7 +176,7 @@ def test_the_card_just_drawn_is_marked():
 
 
 def test_the_table_is_printed_again_only_where_it_changed():
-    from tabletop_rl.training.runtime.terminal import HumanAgent
+    from tabletop_rl.training.cli.terminal import HumanAgent
 
     out = io.StringIO()
     human = HumanAgent(None, 0, Answers(), out)

@@ -22,9 +22,9 @@ from tabletop_rl.envs.core.record import MAX_BYTES, Decision, Record, RecordErro
 from tabletop_rl.envs.core.versions import VersionWarning
 from tabletop_rl.training import evaluate, replay
 from tabletop_rl.training import play as play_command
+from tabletop_rl.training.cli.terminal import play
 from tabletop_rl.training.evaluation.tournament import tournament
 from tabletop_rl.training.runtime.agents import load_agent
-from tabletop_rl.training.runtime.terminal import play
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -24,8 +24,13 @@ from tabletop_rl import envs  # noqa: E402
 from tabletop_rl.envs.core.agents import RandomAgent  # noqa: E402
 from tabletop_rl.envs.core.match import play_game  # noqa: E402
 from tabletop_rl.training import evaluate  # noqa: E402
-from tabletop_rl.training.cli.shell import interpreter  # noqa: E402
-from tabletop_rl.training.interop.rllib import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id  # noqa: E402
+from tabletop_rl.training.interop.rllib_env import (  # noqa: E402
+    LEARNER,
+    SeatMapping,
+    TabletopMultiAgentEnv,
+    fixed_agent_ids,
+    snapshot_id,
+)
 from tabletop_rl.training.ppo.network import limit_threads  # noqa: E402
 from tabletop_rl.training.rllib import main as rllib_main  # noqa: E402
 from tabletop_rl.training.rllib_ppo.config import RllibConfig, read_config  # noqa: E402
@@ -33,6 +38,7 @@ from tabletop_rl.training.rllib_ppo.modules import AgentModule, MaskedActorCriti
 from tabletop_rl.training.rllib_ppo.trainer import export_learner  # noqa: E402
 from tabletop_rl.training.runtime.agents import load_agent  # noqa: E402
 from tabletop_rl.training.runtime.policy import MLPPolicy, load_policy, read_policy_info  # noqa: E402
+from tabletop_rl.training.runtime.printed_commands import interpreter  # noqa: E402
 
 limit_threads()
 CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("rllib_*.yaml"))

@@ -123,7 +123,7 @@ def test_searching_opponents_of_the_training_env_get_their_own_seat_views():
 def test_play_narrates_a_searching_opponent():
     import io
 
-    from tabletop_rl.training.runtime.terminal import play
+    from tabletop_rl.training.cli.terminal import play
 
     moves = io.StringIO("1\n" * 400)
     out = io.StringIO()

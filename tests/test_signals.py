@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from tabletop_rl.envs.core.files import atomic_write
-from tabletop_rl.training.cli.stopping import SIGNALS
+from tabletop_rl.training.runtime.processes import SIGNALS
 from tests.test_training import tiny_config
 
 ROOT = Path(__file__).resolve().parents[1]

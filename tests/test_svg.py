@@ -19,17 +19,8 @@ from tabletop_rl.envs.five_towers import svg as five_towers_svg
 from tabletop_rl.envs.five_towers.cards import TYPE_NAMES as FT_TYPES
 from tabletop_rl.envs.lost_cities.cards import COLOUR_NAMES as LC_COLOURS
 from tabletop_rl.envs.palazzo import svg as palazzo_svg
-from tabletop_rl.envs.palazzo.game import (
-    AUCTION,
-    DEST,
-    DEST_DISCARD,
-    DEST_NEW,
-    DONE,
-    PASS,
-    RECONSTRUCT,
-    TILE,
-    tile_name,
-)
+from tabletop_rl.envs.palazzo.actions import AUCTION, DEST, DEST_DISCARD, DEST_NEW, DONE, PASS, RECONSTRUCT, TILE
+from tabletop_rl.envs.palazzo.game import tile_name
 from tabletop_rl.envs.palazzo.payments import CARD, kind_name, unit_kinds
 from tabletop_rl.envs.torres.board import square_name
 from tabletop_rl.envs.torres.cards import CARD_NAMES as TORRES_CARDS

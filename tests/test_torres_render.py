@@ -6,7 +6,7 @@ import pytest
 from tabletop_rl.envs.core import picture
 from tabletop_rl.envs.torres import Game
 from tabletop_rl.envs.torres import svg as t
-from tabletop_rl.envs.torres.game import ACQUIRE
+from tabletop_rl.envs.torres.actions import ACQUIRE
 from tests.torres_helpers import build, play
 
 ROWS = ["1K 1 . 2R", ". . . 1", ". 1B . .", ". . . ."]

@@ -21,7 +21,6 @@ from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent
 from tabletop_rl.envs.core.match import play_game
 from tabletop_rl.training import train
-from tabletop_rl.training.cli.shell import interpreter
 from tabletop_rl.training.ppo import trainer, warm_start
 from tabletop_rl.training.ppo.checkpoint import latest_checkpoint
 from tabletop_rl.training.ppo.config import load_config
@@ -31,6 +30,7 @@ from tabletop_rl.training.ppo.warm_start import imitate, teacher_games
 from tabletop_rl.training.runtime import policy_paths
 from tabletop_rl.training.runtime.agents import load_agent
 from tabletop_rl.training.runtime.policy import PolicyAgent, PolicyFileError, PolicyInfo, load_policy
+from tabletop_rl.training.runtime.printed_commands import interpreter
 from tabletop_rl.training.runtime.single_seat import SingleSeatEnv
 from tests.policy_helpers import network, random_policy_file, random_weights, seeded_torch_policy
 

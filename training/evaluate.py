@@ -19,9 +19,9 @@ from ..envs.core.extras import install_hint
 from ..envs.core.files import atomic_write, new_folder
 from ..envs.core.record import Record
 from . import cli
-from .cli.shell import command
 from .cli.stopping import stoppable
 from .evaluation.tournament import Results, tournament
+from .runtime.printed_commands import command
 
 
 def main(argv: Sequence[str] | None = None) -> Results:

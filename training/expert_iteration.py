@@ -6,7 +6,7 @@ generations, each candidate gated against the last accepted policy.
     python -m tabletop_rl.training.expert_iteration --resume runs/expert_iteration/lost_cities --games 1400
     python -m tabletop_rl.training.evaluate lost_cities runs/expert_iteration/lost_cities heuristic --games 2000
 
-The command line over :mod:`tabletop_rl.training.ppo.expert_iteration` (docs/search.md, "Expert iteration").
+The command line over :mod:`tabletop_rl.training.ppo.distil` (docs/search.md, "Expert iteration").
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .. import envs
 from ..envs.core.files import atomic_write, new_folder
 from . import cli
 from .cli.stopping import stoppable
-from .ppo.expert_iteration import GATE_RULES, Settings, keep_previous, run, saved_so_far
+from .ppo.distil import GATE_RULES, Settings, keep_previous, run, saved_so_far
 from .runtime.agents import load_agent
 from .runtime.policy_paths import policy_path
 

@@ -5,7 +5,7 @@
     python -m tabletop_rl.training.play five_towers --set num_players=3 --opponent heuristic random
     python -m tabletop_rl.training.play lost_cities --opponent examples/my_agent.py:highest
 
-The command line over :func:`tabletop_rl.training.runtime.terminal.play`; how a game in the terminal goes is
+The command line over :func:`tabletop_rl.training.cli.terminal.play`; how a game in the terminal goes is
 in docs/training.md ("Play in the terminal"). Every game is recorded (docs/records.md), in runs/games/ unless
 told otherwise.
 """
@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import envs
 from . import cli
-from .runtime.terminal import play
+from .cli.terminal import play
 
 RECORDS = Path("runs") / "games"
 

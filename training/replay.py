@@ -3,7 +3,7 @@
     python -m tabletop_rl.training.replay runs/games/lost_cities-20260101-120000.json
     python -m tabletop_rl.training.replay runs/eval/records/table0-deal0-rotation1.json --viewer 1 --step 40
 
-The command line over :func:`tabletop_rl.training.runtime.terminal.replay_text`; the records and what the
+The command line over :func:`tabletop_rl.training.cli.terminal.replay_text`; the records and what the
 replay shows are described in docs/records.md.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..envs.core.record import Record, RecordError, load_record
 from . import cli
-from .runtime.terminal import replay_text
+from .cli.terminal import replay_text
 
 
 def main(argv: Sequence[str] | None = None) -> Record:

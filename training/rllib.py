@@ -17,9 +17,9 @@ from ..envs.core.extras import install_hint
 from ..envs.core.files import new_folder
 from . import cli
 from .cli import ArgumentParser, set_flags
-from .cli.shell import command
 from .cli.stopping import exit_code
 from .ppo.config import dump, saved_config
+from .runtime.printed_commands import command
 
 try:  # ray lives in its own venv (make setup-rllib): .venv has none
     from .rllib_ppo.config import RESUMABLE_KEYS, RllibConfig, read_config

@@ -26,11 +26,11 @@ except ModuleNotFoundError as error:
 from ..envs.core.files import new_folder
 from . import cli
 from .cli import ArgumentParser
-from .cli.shell import command
 from .cli.stopping import exit_code, stoppable
 from .ppo.checkpoint import Checkpoint, latest_checkpoint, resume_point
 from .ppo.config import RESUMABLE_KEYS, Config, dump, load_config, saved_config
 from .ppo.report import describe, next_steps
+from .runtime.printed_commands import command
 
 PROG = "python -m tabletop_rl.training.train"
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 from pettingzoo import AECEnv
 
-from .agents import Agent, agent_notes, attach_view
+from .agents import Agent, agent_notes, attach_view, wants_view
 from .record import Decision
 
 
@@ -29,7 +29,7 @@ def play_game(env: AECEnv, agents: Sequence[Agent], seed: int | None = None,
     seats = {name: i for i, name in enumerate(env.possible_agents)}
     if len(agents) != len(seats):
         raise ValueError(f"play_game: {len(agents)} agents given for {len(seats)} seats")
-    searchers = [id(a) for a in agents if hasattr(a, "attach")]
+    searchers = [id(a) for a in agents if wants_view(a)]
     if len(set(searchers)) < len(searchers):
         raise ValueError("play_game: one searching agent (with attach) cannot sit in two seats; make one per seat")
     env.reset(seed=seed)
@@ -51,6 +51,13 @@ def play_game(env: AECEnv, agents: Sequence[Agent], seed: int | None = None,
             decisions.append(Decision(seats[name], int(action), agent_notes(agent)))
         env.step(action)
     return returns, scores
+
+
+def seat_among(agent: Agent, others: Sequence[Agent], seat: int) -> list[Agent]:
+    """``agent`` in ``seat`` and ``others`` in the remaining seats, in their order: the seating of one agent's
+    seat-balanced games against the others (game g of such a series puts it in seat ``g % num_players``; the
+    evaluations of training and the games expert iteration records)."""
+    return [*others[:seat], agent, *others[seat:]]
 
 
 def first_place_shares(returns: Sequence[float]) -> np.ndarray:

@@ -29,7 +29,9 @@ import numpy as np
 
 from ..core.agents import legal_actions
 from ..core.game import Game
-from .game import BLOCKED, NO_TOWER, NUM_SLOTS, NUM_TYPES, PASS, PLACE, TAKE, TEAR_NONE, can_place
+from .actions import PASS, PLACE, TAKE, TEAR_NONE
+from .cards import NUM_SLOTS, NUM_TYPES
+from .game import BLOCKED, NO_TOWER, can_place
 from .observation import SEAT_FIELDS
 
 ROOM = [float(v) for v in range(16)] + [8.0, 0.0]  # by top code: the value, NO_TOWER 8, BLOCKED 0

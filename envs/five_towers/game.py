@@ -24,13 +24,11 @@ from ..core.game import FIRST_PLAYER, TERMINAL, Fields
 from ..core.game import Game as BaseGame
 from ..core.game import State as BaseState
 from . import observation as obs
+from .actions import BID, PASS, PHASE_NAMES, PLACE, PLACING, TAKE, TAKING, TEAR, TEAR_NONE, TEARDOWN
 from .cards import DUPLICATED_VALUES, NUM_KINDS, NUM_SLOTS, NUM_TYPES, TYPE_NAMES
 
 NO_TOWER, BLOCKED = 16, 17  # top codes besides the values 0…15
 
-PASS, TEAR_NONE, TEAR, TAKE, PLACE = 0, 6, 7, 12, 17  # F33
-BID, TEARDOWN, TAKING, PLACING = 0, 1, 2, 3
-PHASE_NAMES = ("bid", "teardown", "take", "place")
 NOT_ACTED = -1  # bids[p]: -1 not acted, 0 passed, b ≥ 1 bid b
 IN_DISPLAY, TAKEN, PLACED, EMPTY = 0, 1, 2, -1  # display slot status
 

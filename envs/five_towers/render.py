@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.game import TERMINAL
-from .game import EMPTY, NUM_SLOTS, NUM_TYPES, PLACE, PLACED, TAKE, TAKEN, TEAR, TEAR_NONE, TYPE_NAMES
+from .actions import PLACE, TAKE, TEAR, TEAR_NONE
+from .cards import NUM_SLOTS, NUM_TYPES, TYPE_NAMES
+from .game import EMPTY, PLACED, TAKEN
 
 if TYPE_CHECKING:
     from .game import State

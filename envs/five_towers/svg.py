@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING
 
 from ..core import svg as s
 from ..core.game import TERMINAL
-from .game import EMPTY, NUM_SLOTS, NUM_TYPES, PLACE, PLACED, PLACING, TAKE, TEAR, TEARDOWN, TYPE_NAMES
+from .actions import PLACE, PLACING, TAKE, TEAR, TEARDOWN
+from .cards import NUM_SLOTS, NUM_TYPES, TYPE_NAMES
+from .game import EMPTY, PLACED
 from .render import SLOT_NOTES, bid_text, heading, next_cards, status
 
 if TYPE_CHECKING:

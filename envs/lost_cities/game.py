@@ -20,16 +20,15 @@ from ..core.game import FIRST_PLAYER, TERMINAL, Fields
 from ..core.game import Game as BaseGame
 from ..core.game import State as BaseState
 from . import observation as obs
+from .actions import CARD_STEP, DRAW_STEP, STEP_NAMES
 from .cards import COLOUR_NAMES, HAND_SIZE, MAX_EXTRA_ROUNDS, kind_value
 
 # Generous ranges for options (a match is usually 3 rounds; the default cap is 308 or 392 turns)
 MAX_ROUNDS = 100
 MAX_TURNS_PER_ROUND = 10_000
-CARD_STEP, DRAW_STEP = 0, 1
 # rows of State._counts, the per-kind count tables at the start of the observation vector (hand, expeditions,
 # known and unseen have one row per seat; observation.COUNT_ROWS)
 HAND, EXPEDITIONS, PILES, TOPS, KNOWN, UNSEEN = 0, 2, 4, 5, 6, 8
-STEP_NAMES = ("card", "draw")
 
 
 def expedition_score(n: int, wagers: int, total: int) -> int:

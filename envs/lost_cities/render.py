@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.game import TERMINAL
-from .game import CARD_STEP, COLOUR_NAMES, kind_value
+from .actions import CARD_STEP
+from .cards import COLOUR_NAMES, kind_value
 
 if TYPE_CHECKING:
     from .game import State

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from ..core import svg as s
 from ..core.game import TERMINAL
-from .game import COLOUR_NAMES, HAND_SIZE, expedition_score, kind_value
+from .cards import COLOUR_NAMES, HAND_SIZE, kind_value
+from .game import expedition_score
 from .render import card_label, hand, heading, status
 
 if TYPE_CHECKING:

@@ -34,45 +34,45 @@ import numpy as np
 
 from ..core.agents import legal_actions
 from ..core.game import Game
-from .components import (
+from .actions import (
     ACTION,
+    AUCTION,
     BID,
+    BUY,
+    DEST,
+    DEST_DISCARD,
+    DEST_NEW,
     DISTRIBUTE,
+    DONE,
+    MODE,
+    PASS,
+    PAY,
+    PICK,
+    PLACE,
+    RECON_DEST,
+    RECON_PAY,
+    RECON_TILE,
+    RECONSTRUCT,
+    TAKE_MONEY,
+    TILE,
+    TILES,
+)
+from .components import (
     FLOOR,
     MATERIAL,
-    MODE,
     NUM_LOCATIONS,
     NUM_QUARRIES,
     NUM_SLOTS,
     NUM_TILES,
-    PAY,
-    PICK,
-    PLACE,
     QUARRY,
-    RECON_DEST,
-    RECON_PAY,
-    RECON_TILE,
     SELECTED,
     STACK_SIZES,
     SUPPLY,
     WINDOWS,
 )
-from .game import (
-    AUCTION,
-    BUY,
-    CARD,
-    DEST,
-    DEST_DISCARD,
-    DEST_NEW,
-    DONE,
-    PASS,
-    RECONSTRUCT,
-    TAKE_MONEY,
-    TILE,
-    TILES,
-    palace_score,
-)
+from .game import palace_score
 from .payments import (
+    CARD,
     CARD_Z,
     COPIES,
     CURRENCY,

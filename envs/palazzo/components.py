@@ -1,5 +1,6 @@
-"""Palazzo's components and codes: the tiles and stacks (P4–P9), the decisions (P72) and where a tile is (P6, I3),
-shared by the rules (``game.py``), the observation (``observation.py``), the renderer and the bots."""
+"""Palazzo's components and codes: the tiles and stacks (P4–P9) and where a tile is (P6, I3), shared by the rules
+(``game.py``), the observation (``observation.py``), the renderer and the bots; the decisions are in
+``actions.py``."""
 
 # ----------------------------------------------------------------- tiles (P4, P5)
 _J_TABLE = ((1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3), (3, 1), (3, 1), (3, 2), (3, 3), (4, 1), (4, 2), (4, 3),
@@ -16,14 +17,6 @@ STACK_SIZES = (16, 16, 16 + NUM_RIDERS)  # P7, P8
 BY_FLOOR = tuple(sorted(range(NUM_TILES), key=lambda t: (FLOOR[t], t)).index(t) // 16 for t in range(NUM_TILES))
 NUM_SLOTS = 48  # P50: no player needs more palace slots
 NUM_QUARRIES = 4
-
-# ----------------------------------------------------------------- decisions (P72)
-(ACTION, PICK, MODE, SELECT, PAY, BID, DISTRIBUTE, PLACE, RECON_TILE, RECON_DEST, RECON_PAY) = range(1, 12)
-DECISION_NAMES = ("terminal", "D1 action", "D2 money pick", "D3 buy or auction", "D4 select tile", "D5 buy payment",
-                  "D6 bidding step", "D7 distribution pick", "D8 place tile", "D9 reconstruct tile",
-                  "D10 reconstruct destination", "D11 reconstruct payment")
-# P74: decisions whose mask reads public state only (D4 only for its first selection)
-AUTO_DECISIONS = frozenset((ACTION, PICK, SELECT, DISTRIBUTE, PLACE, RECON_TILE, RECON_DEST))
 
 # ----------------------------------------------------------------- where a tile is (P6, I3)
 IN_STACK, SUPPLY, SELECTED, QUARRY, PENDING, REMOVED, PALACE = 0, 1, 2, 3, 7, 8, 9

@@ -24,32 +24,46 @@ from ..core.game import FIRST_PLAYER, TERMINAL, Fields
 from ..core.game import Game as BaseGame
 from ..core.game import State as BaseState
 from . import observation as obs
-from .components import (
+from .actions import (
     ACTION,
+    AUCTION,
     AUTO_DECISIONS,
     BID,
-    BY_FLOOR,
+    BUY,
     DECISION_NAMES,
+    DEST,
+    DEST_DISCARD,
+    DEST_NEW,
     DISTRIBUTE,
+    DONE,
+    MODE,
+    NUM_ACTIONS,
+    PASS,
+    PAY,
+    PICK,
+    PLACE,
+    RECON_DEST,
+    RECON_PAY,
+    RECON_TILE,
+    RECONSTRUCT,
+    SELECT,
+    TAKE_MONEY,
+    TILE,
+    TILES,
+)
+from .components import (
+    BY_FLOOR,
     FLOOR,
     IN_STACK,
     MATERIAL,
-    MODE,
     NUM_QUARRIES,
     NUM_RIDERS,
     NUM_TILES,
     PALACE,
-    PAY,
     PENDING,
-    PICK,
-    PLACE,
     QUARRY,
-    RECON_DEST,
-    RECON_PAY,
-    RECON_TILE,
     REMOVED,
     RIDER,
-    SELECT,
     SELECTED,
     STACK_NAMES,
     SUPPLY,
@@ -79,14 +93,6 @@ TILE_DRAWN = "tile drawn"  # the chance event of a draw from a tile stack
 SPLIT_DEALT = tuple(f"tile into stack {name}" for name in STACK_NAMES[:2])  # a shuffled split's chance events (P7)
 MAX_TURNS = 10_000  # the largest turn cap allowed, generous: random games take 33–98 turns, the default cap is 400
 
-# ----------------------------------------------------------------- actions (P73)
-TAKE_MONEY, TILES, RECONSTRUCT = 0, 1, 2
-BUY, AUCTION = 3, 4
-TILE = 5  # TILE(id) = 5 + id
-DONE, PASS = 75, 76
-DEST = 77  # DEST(slot) = 77 + slot
-DEST_NEW, DEST_DISCARD = 125, 126
-NUM_ACTIONS = 127
 
 
 

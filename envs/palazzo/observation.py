@@ -18,8 +18,8 @@ import numpy as np
 
 from ..core.layout import Layout
 from ..core.piles import card_depths, first_copies
+from .actions import BID, PAY, PLACE, RECON_DEST, RECON_PAY, SELECT
 from .components import (
-    BID,
     FLOOR,
     IN_STACK,
     MATERIAL,
@@ -29,13 +29,8 @@ from .components import (
     NUM_SLOTS,
     NUM_TILES,
     PALACE,
-    PAY,
-    PLACE,
-    RECON_DEST,
-    RECON_PAY,
     REMOVED,
     RIDER,
-    SELECT,
     STACK_SIZES,
     WINDOWS,
 )

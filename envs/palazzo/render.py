@@ -9,36 +9,30 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.game import TERMINAL
-from .components import (
+from .actions import (
     ACTION,
+    AUCTION,
     BID,
+    BUY,
+    DEST,
+    DEST_DISCARD,
+    DEST_NEW,
     DISTRIBUTE,
+    DONE,
     MODE,
-    NUM_QUARRIES,
-    NUM_RIDERS,
+    PASS,
     PAY,
     PICK,
     PLACE,
     RECON_DEST,
     RECON_PAY,
     RECON_TILE,
-    RIDER,
     SELECT,
-    STACK_NAMES,
-)
-from .game import (
-    AUCTION,
-    BUY,
-    DEST,
-    DEST_DISCARD,
-    DEST_NEW,
-    DONE,
-    PASS,
     TILE,
     TILES,
-    palace_score,
-    tile_name,
 )
+from .components import NUM_QUARRIES, NUM_RIDERS, RIDER, STACK_NAMES
+from .game import palace_score, tile_name
 from .payments import CARD, CURRENCY_NAMES, NUM_KINDS, UNSET, best_pay, kind_name, unit_name
 
 if TYPE_CHECKING:

@@ -29,21 +29,24 @@ from typing import TYPE_CHECKING
 
 from ..core import svg as s
 from ..core.game import TERMINAL
-from .components import (
+from .actions import (
+    AUCTION,
     BID,
-    FLOOR,
-    MATERIAL,
-    NUM_QUARRIES,
-    NUM_RIDERS,
+    BUY,
+    DEST,
+    DEST_DISCARD,
+    DEST_NEW,
     PAY,
     PICK,
     PLACE,
     RECON_DEST,
     RECON_PAY,
-    STACK_NAMES,
-    WINDOWS,
+    TAKE_MONEY,
+    TILE,
+    TILES,
 )
-from .game import AUCTION, BUY, DEST, DEST_DISCARD, DEST_NEW, TAKE_MONEY, TILE, TILES, palace_score, tile_name
+from .components import FLOOR, MATERIAL, NUM_QUARRIES, NUM_RIDERS, STACK_NAMES, WINDOWS
+from .game import palace_score, tile_name
 from .payments import CARD, GROUP, GROUP_Z, NUM_KINDS, VALUE, Z, best_pay, kind_name
 from .render import hand, heading, notes, removed_shown, status, x3_place
 

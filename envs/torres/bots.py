@@ -36,22 +36,7 @@ import numpy as np
 
 from ..core.agents import legal_actions
 from ..core.game import Game
-from .board import DIST, EMPTY, MAX_CASTLES, NEIGH, NONE
-from .botview import Context, Reader, View
-from .cards import (
-    AP_6,
-    AP_7,
-    BLOCK_UNDER_KNIGHT,
-    DIAGONAL_MOVE,
-    DOOR_CLIMB,
-    EXTRA_BLOCK,
-    JUMP_OVER,
-    JUMP_UP_TWO,
-    MOVE_BLOCK,
-    RELOCATE_KNIGHT,
-    card_targets,
-)
-from .game import (
+from .actions import (
     ACQUIRE,
     ACTION,
     ADD_KNIGHT,
@@ -74,6 +59,21 @@ from .game import (
     SETUP_KING,
     SETUP_KNIGHT,
     STACK_CURRENT,
+)
+from .board import DIST, EMPTY, MAX_CASTLES, NEIGH, NONE
+from .botview import Context, Reader, View
+from .cards import (
+    AP_6,
+    AP_7,
+    BLOCK_UNDER_KNIGHT,
+    DIAGONAL_MOVE,
+    DOOR_CLIMB,
+    EXTRA_BLOCK,
+    JUMP_OVER,
+    JUMP_UP_TWO,
+    MOVE_BLOCK,
+    RELOCATE_KNIGHT,
+    card_targets,
 )
 
 OPPONENT_WEIGHT = 0.5  # how much an opponent's castle point costs us

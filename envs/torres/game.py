@@ -19,6 +19,38 @@ from ..core.game import TERMINAL, Fields
 from ..core.game import Game as BaseGame
 from ..core.game import State as BaseState
 from . import observation as obs
+from .actions import (
+    ACQUIRE,
+    ACTION,
+    ADD_KNIGHT,
+    CARD_SOURCE,
+    CARD_STACK,
+    CARD_TARGET,
+    CHOOSE_STACK,
+    DECISION_NAMES,
+    END_TURN,
+    KEEP,
+    KEEP_CARD,
+    KING_MOVE,
+    LEFTOVER,
+    MOVE_FROM,
+    MOVE_TO,
+    NUM_ACTIONS,
+    PASS,
+    PLACE_BLOCK,
+    PLAY_CARD,
+    PUBLIC_DECISIONS,
+    RETURN_BOTTOM,
+    RETURN_CARD,
+    RETURN_TOP,
+    SCORE_STEP,
+    SELECT,
+    SETUP_BLOCK,
+    SETUP_KING,
+    SETUP_KNIGHT,
+    STACK,
+    STACK_CURRENT,
+)
 from .board import DIST, EMPTY, KING, NONE, SQUARES, Board, square_name
 from .cards import (
     AP_6,
@@ -32,23 +64,6 @@ from .cards import (
     card_targets,
     master_points,
 )
-
-# ----------------------------------------------------------------- action ids (T71)
-MOVE_FROM, ADD_KNIGHT, PLACE_BLOCK, SELECT, STACK = 0, 64, 128, 192, 256
-STACK_CURRENT, ACQUIRE, PLAY_CARD, KEEP, RETURN_TOP, RETURN_BOTTOM = 260, 261, 262, 272, 282, 292
-SCORE_STEP, END_TURN, PASS = 302, 303, 304
-NUM_ACTIONS = 305
-
-# ----------------------------------------------------------------- decision points (T70)
-(SETUP_BLOCK, SETUP_KNIGHT, SETUP_KING, CHOOSE_STACK, ACTION, MOVE_TO, KEEP_CARD, RETURN_CARD, CARD_SOURCE,
- CARD_TARGET, CARD_STACK, LEFTOVER, KING_MOVE) = range(13)
-DECISION_IDS = ("D1", "D2", "D3", "D3a", "D4", "D4a", "D5", "D6", "D7", "D8", "D9", "D11", "D12")
-DECISION_NAMES = tuple(f"{i} {name}" for i, name in zip(DECISION_IDS, (
-    "start block", "setup knight", "setup king", "turn stack", "action", "move destination", "keep card",
-    "return card", "card source", "card target", "card stack", "leftover", "king move"), strict=True))
-PUBLIC_DECISIONS = frozenset((SETUP_BLOCK, SETUP_KNIGHT, SETUP_KING, CHOOSE_STACK, MOVE_TO, CARD_SOURCE,
-                              CARD_TARGET, CARD_STACK, LEFTOVER, KING_MOVE))
-"""T69: the decisions whose mask reads public state only, which auto_resolve_forced may apply."""
 
 START_CASTLES = (3, 18, 21, 31, 32, 42, 45, 60)  # T5
 KNIGHTS_PER_PLAYER = 6  # T3
@@ -375,7 +390,7 @@ class State(BaseState):
 
     def _step(self, a: int) -> None:
         p, d = self.current_player, self.decision
-        self._dirty |= obs.CONTEXT  # at every decision: then _dirty alone tells whether anything is stale
+        self._dirty |= obs.STALE_CONTEXT  # at every decision: then _dirty alone tells whether anything is stale
         if d == ACTION:
             self._act(p, a)
         elif d == MOVE_TO:  # T26: the move is made and paid at SELECT
@@ -442,7 +457,7 @@ class State(BaseState):
                 self.board.set_occupant(self.king, EMPTY)
                 self.king = a - SELECT
                 self.board.set_occupant(self.king, KING)
-                self._dirty |= obs.KING
+                self._dirty |= obs.STALE_KING
             self._start_phase(self.phase_no + 1)
         elif d == SETUP_BLOCK:  # T60
             s = a - SELECT
@@ -464,7 +479,7 @@ class State(BaseState):
         else:  # SETUP_KING (T9), then T10
             self.king = a - SELECT
             self.board.set_occupant(self.king, KING)
-            self._dirty |= obs.KING
+            self._dirty |= obs.STALE_KING
             self._start_phase(1)
 
     def _act(self, p: int, a: int) -> None:

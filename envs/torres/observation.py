@@ -169,16 +169,17 @@ def build_layouts(game: Game) -> None:
 
 
 # ===================================================================== reads
-# state._dirty bits: the whole board, the king, the context. Every decision sets CONTEXT (State._step), so _dirty is
-# nonzero whenever a finer mark (squares, castles, seats) is pending too: State.observation tests _dirty alone.
-BOARD, KING, CONTEXT = 1, 2, 4
+# state._dirty bits: the whole board, the king, the context (named STALE_*, not to be taken for board.KING, the king's
+# occupant code). Every decision sets STALE_CONTEXT (State._step), so _dirty is nonzero whenever a finer mark
+# (squares, castles, seats) is pending too: State.observation tests _dirty alone.
+STALE_BOARD, STALE_KING, STALE_CONTEXT = 1, 2, 4
 
 
 def reset(state: State) -> None:
     """A new vector with every part stale: the next read writes it all (setup, loading, resampling)."""
     everyone = (1 << state.game.num_players) - 1
     state._x = np.zeros(state.game.internal.size, np.float32)
-    state._dirty = BOARD | KING | CONTEXT
+    state._dirty = STALE_BOARD | STALE_KING | STALE_CONTEXT
     state._stale_squares = set()
     state._stale_castles = set()
     state._stale_rows = state._stale_seats = state._stale_cards = everyone
@@ -205,7 +206,7 @@ def refresh(state: State) -> None:
     blocks changed, the seats whose knights moved or rose (rows), whose facts changed (seats) and whose
     cards changed (cards)."""
     dirty = state._dirty
-    if dirty & BOARD:
+    if dirty & STALE_BOARD:
         _write_board(state)
     else:
         for s in state._stale_squares:
@@ -214,9 +215,9 @@ def refresh(state: State) -> None:
             _write_castle(state, c)
     state._stale_squares.clear()
     state._stale_castles.clear()
-    if dirty & KING:
+    if dirty & STALE_KING:
         _write_king(state)
-    if dirty & CONTEXT:
+    if dirty & STALE_CONTEXT:
         _write_context(state)
     if state._stale_rows:
         _write_seats(state, state._stale_rows, _write_row)

@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..core.game import TERMINAL
 from ..core.svg import count
-from .board import EMPTY, KING, SIZE, square_name
-from .cards import CARD_NAMES, MASTER_NAMES, MASTER_TEXT, MOVE_BLOCK
-from .game import (
+from .actions import (
     ACQUIRE,
     ACTION,
     ADD_KNIGHT,
@@ -34,6 +32,8 @@ from .game import (
     STACK,
     STACK_CURRENT,
 )
+from .board import EMPTY, KING, SIZE, square_name
+from .cards import CARD_NAMES, MASTER_NAMES, MASTER_TEXT, MOVE_BLOCK
 
 if TYPE_CHECKING:
     from .game import State

@@ -25,9 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..core import svg as s
 from ..core.game import TERMINAL
-from .board import EMPTY, KING, SIZE, square_name
-from .cards import CARD_NAMES
-from .game import (
+from .actions import (
     ACQUIRE,
     ADD_KNIGHT,
     KEEP,
@@ -40,6 +38,8 @@ from .game import (
     STACK,
     STACK_CURRENT,
 )
+from .board import EMPTY, KING, SIZE, square_name
+from .cards import CARD_NAMES
 from .render import SEAT_LETTERS, SEAT_NAMES, details, heading, master_text, status
 
 if TYPE_CHECKING:

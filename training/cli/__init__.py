@@ -1,5 +1,6 @@
 """What the commands share on their command lines, read one way by all of them (and light: no torch): here the
-flags and `--set`; printed commands in :mod:`.shell`, signals and worker processes in :mod:`.stopping`.
+flags and `--set`; stopping a command on a signal in :mod:`.stopping`; a game in the terminal and a recorded game
+as text, for ``play`` and ``replay``, in :mod:`.terminal`.
 
 * :class:`ArgumentParser`: argparse, but a bad argument gets one line on stderr that names the flag, and exit
   code 2 (the usage block is what ``--help`` is for).

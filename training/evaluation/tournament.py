@@ -24,10 +24,10 @@ from ...envs.core.agents import Agent, SeatView, agent_notes, pass_view
 from ...envs.core.files import new_folder
 from ...envs.core.match import first_place_shares, play_game, score_margins
 from ...envs.core.record import Decision, Record
-from ..cli.stopping import results, worker_pool
 from ..runtime.agents import agent_factory
 from ..runtime.policy import limit_blas_threads
 from ..runtime.policy_paths import SUFFIX
+from ..runtime.processes import results, worker_pool
 from .stats import Z95, Estimate, Rating, bradley_terry, mean_interval, openskill_ratings, wilson
 
 

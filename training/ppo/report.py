@@ -19,9 +19,9 @@ import yaml
 
 from ...envs.core.game import Game
 from ..cli import set_flags
-from ..cli.shell import command
 from ..evaluation.stats import mean_interval, wilson
 from ..runtime.policy_paths import fitting_pretrained, non_default_options
+from ..runtime.printed_commands import command
 
 
 def summarise(step: int, opponent: str, seats: Sequence[int], wins: Sequence[float],

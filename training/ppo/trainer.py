@@ -25,12 +25,13 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from tqdm import tqdm
 
 from ... import envs
-from ...envs.core.match import first_place_shares, play_game, score_margins
-from ..cli.stopping import ignore_stop_signals, start_helpers, stop_on_signals
+from ...envs.core.match import first_place_shares, play_game, score_margins, seat_among
+from ..cli.stopping import stop_on_signals
 from ..runtime.agents import load_agent
 from ..runtime.opponents import SELF, SnapshotPool
 from ..runtime.policy import MLPPolicy, PolicyAgent, PolicyInfo, load_policy, save_policy
 from ..runtime.policy_paths import policy_path
+from ..runtime.processes import ignore_stop_signals, start_helpers
 from ..runtime.single_seat import SingleSeatEnv
 from ..runtime.vector_env import batched_env
 from .checkpoint import Checkpoint, rng_state, save_checkpoint, set_rng_state
@@ -62,8 +63,7 @@ def evaluate(learner: Any, game: str, game_options: dict, opponent: str, games: 
     seats, wins, margins = [], [], []
     for g in range(games):
         seat = g % n
-        agents = [*others[:seat], learner, *others[seat:]]
-        returns, scores = play_game(env, agents, seed=int(deals[g // n]))
+        returns, scores = play_game(env, seat_among(learner, others, seat), seed=int(deals[g // n]))
         seats.append(seat)
         wins.append(float(first_place_shares(returns)[seat]))
         if scores is not None:

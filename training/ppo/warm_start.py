@@ -20,8 +20,8 @@ from tqdm import tqdm
 
 from ... import envs
 from ...envs.core.agents import attach_view
-from ..cli.stopping import parallel_map
 from ..runtime.agents import load_agent
+from ..runtime.processes import parallel_map
 from ..runtime.table import training_rewards
 from .sparse_rows import SparseRows
 

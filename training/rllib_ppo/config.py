@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ... import envs
-from ..interop.rllib import fixed_agent_ids
+from ..interop.rllib_env import fixed_agent_ids
 from ..ppo.config import Network, Run, load_config, network_problems, run_problems
 from ..runtime.agents import load_agent
 from ..runtime.opponents import SELF, check_weights

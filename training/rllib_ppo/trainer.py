@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import envs
 from ..cli.stopping import stop_on_signals
-from ..interop.rllib import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id
+from ..interop.rllib_env import LEARNER, SeatMapping, TabletopMultiAgentEnv, fixed_agent_ids, snapshot_id
 from ..ppo.network import limit_threads
 from ..runtime.opponents import check_weights
 from ..runtime.policy import PolicyInfo, save_policy

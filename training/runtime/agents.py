@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ...envs.core.agents import Agent, SeatView, builtin_agent
+from ...envs.core.agents import Agent, SeatView, builtin_agent, wants_view
 from ...envs.core.files import file_kind
 from ...envs.core.game import Game
 from .ismcts import ismcts_factory
@@ -192,7 +192,7 @@ class CustomAgent:
             raise _failed(spec, f"the factory returned {_shown(made)}{whose}; expected an object with "
                                 "act(observation, action_mask) -> int, or a function of those two")
         self.spec, self._act = spec, act
-        if hasattr(made, "attach"):  # only then: a driver refuses one agent with attach in two seats
+        if wants_view(made):  # only then: a driver refuses one agent with attach in two seats
             self.attach: Callable[[SeatView], None] = made.attach
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

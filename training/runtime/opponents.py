@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...envs.core.agents import Agent
+from ...envs.core.agents import Agent, wants_view
 from ...envs.core.game import Game
 from .agents import agent_factory
 from .policy import MLPPolicy, PolicyAgent, PolicyInfo, Weights
@@ -81,7 +81,7 @@ class OpponentMix:
         # A searching agent (with ``attach``) holds its seat's view: one of its own per opponent seat.
         self.per_seat: dict[tuple[str, int], Agent] = {
             (name, seat): self.factories[name](int(self.rng.integers(2**63)))
-            for name, agent in self.fixed.items() if hasattr(agent, "attach")
+            for name, agent in self.fixed.items() if wants_view(agent)
             for seat in range(self.game.num_players)}
         for agent in self.snapshots:
             agent.rng = self.snapshot_rng

@@ -243,9 +243,22 @@ class PolicyAgent:
             raise ValueError("PolicyAgent.act: the action mask has no legal action")
         return self.choose(observation, mask, self.policy.logits(observation, copy=False))
 
+    @property
+    def batch_key(self) -> MLPPolicy:
+        """Agents of one network are decided together (the agent protocol, ``envs/core/agents.py``)."""
+        return self.policy
+
+    @staticmethod
+    def act_batch(agents: list[PolicyAgent], observations: np.ndarray, masks: np.ndarray) -> list[int]:
+        """Each agent's decision, from one forward pass of their shared network over the stacked observations
+        (:func:`tabletop_rl.training.runtime.table.play_opponents` decides many games so)."""
+        logits = agents[0].policy.logits(observations)
+        return [agent.choose(observation, mask, row)
+                for agent, observation, mask, row in zip(agents, observations, masks, logits, strict=True)]
+
     def choose(self, observation: np.ndarray, mask: np.ndarray, logits: np.ndarray) -> int:
-        """The decision given the policy's ``logits`` for ``observation`` (computed here by ``act``, or in one
-        forward pass for many games by :func:`tabletop_rl.training.runtime.table.play_opponents`)."""
+        """The decision given the policy's ``logits`` for ``observation`` (computed by ``act``, or by
+        ``act_batch`` for many agents of this network at once)."""
         mask = np.asarray(mask, dtype=bool)
         self._last = (observation, mask)
         logits = np.where(mask, logits, -np.inf)

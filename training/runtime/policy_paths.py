@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ...envs.core.game import Game
-from ..cli.shell import command
 from .policy import PolicyFileError, PolicyInfo, read_policy_info
+from .printed_commands import command
 
 PRETRAINED_DIR = Path(__file__).parents[1] / "pretrained"  # training/pretrained
 SUFFIX = ".safetensors"

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...envs.core.agents import Agent, SeatView, legal_actions
+from ...envs.core.agents import PICK, Agent, SeatView, decided_by, legal_actions
 from ...envs.core.game import Game, State
 from ...envs.core.match import score_margins
 from .policy import MLPPolicy, limit_blas_threads, load_policy
@@ -117,7 +117,7 @@ class AgentPlayer:
         self.agent = agent
 
     def choose(self, states: Sequence[State], legal: Sequence[list[int]]) -> list[int]:
-        if hasattr(self.agent, "pick"):  # the random agent: the same moves, without building observations
+        if decided_by(self.agent) is PICK:  # the random agent: the same moves, without building observations
             return [self.agent.pick(actions) for actions in legal]
         return [self.agent.act(s.observation(s.current_player), s.action_mask()) for s in states]
 

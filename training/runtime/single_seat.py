@@ -63,12 +63,10 @@ class SingleSeatEnv(gym.Env):
 
     # ----------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        seed = check_seed(seed)  # Gymnasium alone takes True as 1 and refuses numpy integers
-        super().reset(seed=seed)
         table = self.table
-        table.np_random = self.np_random
-        if seed is not None:
-            table.mix.reseed(self.np_random)
+        table.seed(check_seed(seed))  # check_seed: Gymnasium alone takes True as 1 and refuses numpy integers
+        # Gymnasium's Env.reset(seed) would make these: the table's generator is the env's
+        self._np_random, self._np_random_seed = table.np_random, table.np_random_seed
         table.deal()
         settle([table])
         self._render_human()

@@ -19,11 +19,10 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
-from ...envs.core.agents import RandomAgent, attach_view
+from ...envs.core.agents import BATCH, PICK, Agent, attach_view, decided_by
 from ...envs.core.game import TERMINAL, Game, State
 from ...envs.core.match import score_margins
 from .opponents import OpponentMix
-from .policy import PolicyAgent
 
 MAX_RESETS = 100  # deals in a row that end before the learner's first decision: surely a bug
 ILLEGAL_REWARD = -1.0  # PettingZoo's illegal-move convention (TerminateIllegalWrapper(illegal_reward=-1))
@@ -48,6 +47,7 @@ class Table:
         self.forced = 0  # its decisions played for it since it last got an observation
         self.forced_in_episode = 0
         self.np_random: np.random.Generator | None = None
+        self.np_random_seed: int | None = None  # the seed of np_random, as Gymnasium's Env.np_random_seed
         self.seat = 0
         self.seated: list[tuple[str, Any] | None] = [None] * n  # (name, agent) per seat; None for the learner's
         self.state: State | None = None
@@ -59,10 +59,10 @@ class Table:
         """What ``gymnasium.Env.reset(seed=...)`` does to the env's generator, and fresh opponents from it;
         without a seed the sequence goes on (a first unseeded episode draws its generator from the OS)."""
         if seed is not None:
-            self.np_random, _ = seeding.np_random(seed)
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
             self.mix.reseed(self.np_random)
         elif self.np_random is None:
-            self.np_random, _ = seeding.np_random()
+            self.np_random, self.np_random_seed = seeding.np_random()
 
     def deal(self) -> None:
         """The seat, the opponents and the first position of a new game; the opponents have not played yet."""
@@ -159,15 +159,15 @@ def play_opponents(tables: Sequence[Table]) -> None:
 
     A table that skips forced decisions also plays its learner's decisions that have one legal action (the learner
     knows its own mask: nothing it could not see is used), counted in ``table.forced``.
-    Agents that need no network play on at once — a random agent draws from the legal actions without an
-    observation (it reads none), any other agent acts alone on its seat's view — until each table waits on its
-    learner, is over, or waits on a network; then every table waiting on the same network (the shipped policy, a
-    self-play snapshot) is decided in one forward pass, and the round begins again. A network's decision with one
-    legal action needs no forward pass. Each table's decisions come
+    Agents decided alone play on at once — one that picks from the legal actions (the random agent) without an
+    observation, any other on its seat's view — until each table waits on its learner, is over, or waits on an agent
+    decided in a batch (the agent protocol, ``envs/core/agents.py``); then every table waiting on agents of the same
+    batch key (the shipped policy, a self-play snapshot: one network) is decided in one call, and the round begins
+    again. A batched agent's decision with one legal action needs no batch (``only``). Each table's decisions come
     in its own order whatever the other tables do."""
     waiting = tables
     while waiting:
-        batches: dict[int, list[tuple[Table, PolicyAgent]]] = {}
+        batches: dict[int, list[tuple[Table, Agent]]] = {}
         for table in waiting:
             state = table.state
             while True:
@@ -182,22 +182,24 @@ def play_opponents(tables: Sequence[Table]) -> None:
                         continue
                     break
                 agent = table.seated[p][1]
-                kind = type(agent)
-                if kind is PolicyAgent:
+                how = decided_by(agent)
+                if how is BATCH:
                     if len(legal := state.legal_actions()) == 1:  # no forward pass for a forced decision
                         state.apply_action(agent.only(legal[0]))
                         continue
-                    batches.setdefault(id(agent.policy), []).append((table, agent))
+                    batches.setdefault(id(agent.batch_key), []).append((table, agent))
                     break
-                if kind is RandomAgent:
+                if how is PICK:
                     state.apply_action(agent.pick(state.legal_actions()))
                 else:
                     state.apply_action(agent.act(state.observation(p), state.action_mask()))
         for batch in batches.values():
-            observations = np.stack([t.state.observation(t.state.current_player) for t, _ in batch])
-            logits = batch[0][1].policy.logits(observations)
-            for (table, agent), row, observation in zip(batch, logits, observations, strict=True):
-                table.state.apply_action(agent.choose(observation, table.state.action_mask(), row))
+            states = [table.state for table, _ in batch]
+            agents = [agent for _, agent in batch]
+            actions = agents[0].act_batch(agents, np.stack([s.observation(s.current_player) for s in states]),
+                                          np.stack([s.action_mask() for s in states]))
+            for state, action in zip(states, actions, strict=True):
+                state.apply_action(action)
         waiting = [table for batch in batches.values() for table, _ in batch]
 
 

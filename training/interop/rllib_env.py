@@ -21,7 +21,7 @@ from ..runtime.opponents import SELF, check_weights
 try:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 except ImportError as error:
-    raise needs_extra("tabletop_rl.training.interop.rllib", "rllib", error) from None
+    raise needs_extra("tabletop_rl.training.interop.rllib_env", "rllib", error) from None
 
 LEARNER = "learner"  # the trained RLModule
 

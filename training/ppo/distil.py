@@ -25,13 +25,13 @@ from tqdm import tqdm
 from ... import envs
 from ...envs.core.agents import Agent, SeatView, pass_view
 from ...envs.core.files import atomic_write
-from ...envs.core.match import play_game, score_margins
+from ...envs.core.match import play_game, score_margins, seat_among
 from ...envs.core.versions import PACKAGE_VERSION
-from ..cli.stopping import parallel_map
 from ..evaluation.stats import Estimate, mean_interval
 from ..evaluation.tournament import tournament
 from ..runtime.agents import agent_factory
 from ..runtime.policy import MLPPolicy, load_policy, save_policy
+from ..runtime.processes import parallel_map
 from ..runtime.search import SearchSettings
 
 CHUNK = 20  # games per saved chunk
@@ -140,8 +140,8 @@ def record_chunk(settings: Settings, chunk: int) -> dict[str, np.ndarray]:
         seed = int(np.random.SeedSequence([settings.seed, g]).generate_state(1)[0])
         seat = g % players
         recorder = Recorder(make_teacher(seed))
-        agents = [recorder if s == seat else make_opponent(seed + s) for s in range(players)]
-        returns, scores = play_game(env, agents, seed=seed)
+        others = [make_opponent(seed + s) for s in range(players) if s != seat]
+        returns, scores = play_game(env, seat_among(recorder, others, seat), seed=seed)
         margins.append(float(score_margins(scores)[seat]))
         outcomes += [float(returns[seat])] * len(recorder.actions)
         recorders.append(recorder)

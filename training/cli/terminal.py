@@ -20,8 +20,8 @@ from ...envs.core.files import write_new
 from ...envs.core.match import play_game
 from ...envs.core.record import HUMAN, Decision, Record
 from .. import cli
-from ..cli.shell import command
-from .agents import load_agent
+from ..runtime.agents import load_agent
+from ..runtime.printed_commands import command
 
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("?", "h", "help")
