@@ -541,8 +541,8 @@ def ppo_table(rows: list[dict]) -> str:
         return result and result[f"{unit}_per_second"]
 
     def games(result: dict | None) -> str:
-        value = rate(result, "games")
-        return "—" if value is None else f"{value:,.1f}"
+        value = rate(result, "games")  # 0 when no game ended (--quick's runs are shorter than a game)
+        return f"{value:,.1f}" if value else "—"
 
     before = any("before" in row for row in rows)
     table = []
