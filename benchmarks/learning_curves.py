@@ -8,8 +8,9 @@ count, from scratch and from the imitation warm start, with several seeds.
 
 Each run is ``python -m tabletop_rl.training.train`` with the game's shipped short config (``configs/<game>.yaml``)
 at that player count, ``max_games`` games of experience (``--games``), evaluated every fifth of them (``--eval-games``
-seat-balanced games per opponent); ``scratch`` sets ``warm_start.teacher=null``, ``warm`` keeps the config's warm
-start (its teacher games are not games of experience: their number is in the table). A run trains in
+seat-balanced games per opponent); ``scratch`` sets ``warm_start.teacher=null``, ``warm`` imitates the heuristic
+with the config's ``warm_start`` settings (their defaults where it has none; its teacher games are not games of
+experience: their number is in the table). A run trains in
 ``runs/baselines/`` and resumes there when stopped; its evaluation history is kept in ``benchmarks/results/
 learning_curves/<run>.json``, small enough to commit, so that a finished run is never trained again, on this
 machine or the next. ``--report`` (and every full invocation at its end) writes ``docs/baselines.md`` between its
@@ -61,8 +62,8 @@ def train(case: str, start: str, seed: int, games: int, eval_games: int, runs: P
                    "--set", "warm_start.workers=1", "--set", f"checkpoint_every={games * STEPS_PER_GAME[game] // 5}"]
         if game != "lost_cities":  # a two-player game without the option
             command += ["--set", f"game_options={{num_players: {players}}}"]
-        if start == "scratch":
-            command += ["--set", "warm_start.teacher=null"]
+        # warm: the config's warm start, or the defaults of `warm_start` for a config without one (Five Towers)
+        command += ["--set", f"warm_start.teacher={'null' if start == 'scratch' else 'heuristic'}"]
     for item in steering:
         command += ["--set", item]
     subprocess.run([sys.executable, "-m", "tabletop_rl.training.train", *command], check=True, cwd=ROOT)
@@ -80,7 +81,10 @@ STEPS_PER_GAME = {"lost_cities": 66, "five_towers": 30, "palazzo": 90, "torres":
 
 
 def machine() -> str:
-    return f"{platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}"
+    cpuinfo = Path("/proc/cpuinfo")
+    names = [line.split(":", 1)[1].strip() for line in (cpuinfo.read_text().splitlines() if cpuinfo.is_file() else [])
+             if line.startswith("model name")]
+    return f"{names[0] if names else platform.processor() or platform.machine()}, Python {platform.python_version()}"
 
 
 def curves(results: list[dict], opponent: str) -> dict[tuple[str, str], list[tuple[float, float, float]]]:
@@ -135,7 +139,7 @@ def plots(results: list[dict], folder: Path) -> list[Path]:
             label = f"{case.split(':')[1]} players, {start}"
             for axis, x in ((axes[0], 0), (axes[1], 1)):
                 for i, points in enumerate(seeds):
-                    line, = axis.plot([p[x] for p in points], [100 * p[2] for p in points], alpha=0.8,
+                    axis.plot([p[x] for p in points], [100 * p[2] for p in points], alpha=0.8,
                                       label=label if i == 0 else None,
                                       color=f"C{sorted(per['heuristic']).index((case, start))}")
         axes[0].set_xlabel("games of experience")
@@ -161,8 +165,8 @@ def report(out: Path) -> None:
     pictures = plots(results, out.parent / "img")
     text = "\n\n".join([
         f"{len(results)} runs, tabletop-rl {results[0]['tabletop_rl']}, {results[0]['machine']}, one core each; "
-        "first places in % (mean over seeds and 95 % interval) at the last evaluation within 5 % of each budget "
-        "of games of experience; — where no run has reached it.",
+        "first places in % (mean over seeds and 95 % interval) at the last evaluation at or before each budget "
+        "of games of experience (5 % over it allowed); — where no run has reached it.",
         table(results),
         *[f"![{p.stem}](img/{p.name})" for p in pictures]])
     page = out.read_text()
