@@ -75,9 +75,9 @@ def train(case: str, start: str, seed: int, games: int, eval_games: int, runs: P
         "tabletop_rl": tabletop_rl.__version__, "machine": machine(), "history": history}, indent=1))
 
 
-# The learner's decisions per game with forced ones skipped, against the configs' opponent mixes (measured): only
-# for scheduling the evaluations about five times per run.
-STEPS_PER_GAME = {"lost_cities": 66, "five_towers": 30, "palazzo": 90, "torres": 70}
+# About the learner's decisions per game in each short config (forced ones skipped in Lost Cities only): only for
+# scheduling the evaluations about five times per run.
+STEPS_PER_GAME = {"lost_cities": 50, "five_towers": 80, "palazzo": 110, "torres": 80}
 
 
 def machine() -> str:
