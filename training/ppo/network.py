@@ -82,9 +82,8 @@ class Extractor(torch.nn.Module):
                         if len(net) and isinstance(net[0], SparseInputLinear)]  # the layers that read the observation
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        columns = self._columns(features)
+        columns = sparse_columns(features) if self.readers else None  # found once for the layers that read them
         trunk = self._run(self.shared_net, features, columns)
-        columns = ... if self.shared_net else columns
         return self._run(self.policy_net, trunk, columns), self._run(self.value_net, trunk, columns)
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
@@ -93,12 +92,8 @@ class Extractor(torch.nn.Module):
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
         return self.value_net(self.shared_net(features))
 
-    def _columns(self, features: torch.Tensor) -> Any:
-        """The gathered features, found once for the layers that read them (``...``: each finds its own)."""
-        return sparse_columns(features) if self.readers else ...
-
-    def _run(self, net: torch.nn.Sequential, x: torch.Tensor, columns: Any) -> torch.Tensor:
-        if net not in self.readers or columns is ...:
+    def _run(self, net: torch.nn.Sequential, x: torch.Tensor, columns: torch.Tensor | None) -> torch.Tensor:
+        if net not in self.readers:
             return net(x)
         for i, layer in enumerate(net):
             x = layer(x, columns) if i == 0 else layer(x)

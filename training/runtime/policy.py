@@ -180,9 +180,8 @@ class MLPPolicy:
                 for i, n in enumerate(names) for sparse in [reads_observation and i == 0]]
 
     def _run(self, layers: list, x: np.ndarray, activate_last: bool = False) -> np.ndarray:
-        last = len(layers) - 1
+        last, single = len(layers) - 1, x.ndim == 1
         for i, (weight, bias, buffer, sparse) in enumerate(layers):
-            single = x.ndim == 1
             if sparse:
                 x = self._sparse(x, weight, buffer if single else None)
             elif single:
