@@ -89,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
         # Everything that can fail, before any file exists. A run stopped before its first checkpoint starts afresh.
         trainer = Trainer(config, fresh=resumed is None)
+        if resumed is not None and config.anchor.kl > 0:
+            trainer.read_anchor(run_dir)
     except (ValueError, OSError) as error:
         print(f"{PROG}: error: {cli.error_line(error)}", file=sys.stderr)
         return 2

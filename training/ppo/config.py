@@ -89,6 +89,15 @@ class WarmStart:
 
 
 @dataclass
+class Anchor:
+    """A KL penalty towards the policy PPO starts from (the warm start's or ``init_from``'s), fading out, so that
+    PPO may use a normal learning rate without first unlearning the imitation."""
+
+    kl: float = 0.0  # weight of KL(policy || starting policy) in the loss; 0: none
+    games: int = 20_000  # games of experience over which the weight falls linearly to 0
+
+
+@dataclass
 class Run:
     """What every training config starts with (this module's ``Config``; RLlib's ``rllib.config.RllibConfig``)."""
 
@@ -127,6 +136,7 @@ class Config(Run):
     opponents: Opponents = field(default_factory=Opponents)
     eval: Eval = field(default_factory=Eval)
     warm_start: WarmStart = field(default_factory=WarmStart)
+    anchor: Anchor = field(default_factory=Anchor)
 
     @property
     def run_dir(self) -> Path:
@@ -290,7 +300,7 @@ def _check_values(c: Config) -> None:
                 "eval.games": c.eval.games, "eval.final_games": c.eval.final_games,
                 "warm_start.games": c.warm_start.games, "warm_start.epochs": c.warm_start.epochs,
                 "warm_start.batch_size": c.warm_start.batch_size,
-                "warm_start.learning_rate": c.warm_start.learning_rate}
+                "warm_start.learning_rate": c.warm_start.learning_rate, "anchor.games": c.anchor.games}
     problems += [f"{k} must be > 0 (got {v})" for k, v in positive.items() if v <= 0]
     problems += network_problems(c.network)
     if c.opponents.pool_size > MAX_POOL:  # a checkpoint holds the pool: its reader refuses more
@@ -300,7 +310,7 @@ def _check_values(c: Config) -> None:
     except ValueError as error:
         problems.append(str(error))
     non_negative = {"eval.every": c.eval.every, "ppo.ent_coef": c.ppo.ent_coef, "ppo.vf_coef": c.ppo.vf_coef,
-                    "margin_reward": c.margin_reward, "outcome_reward": c.outcome_reward}
+                    "margin_reward": c.margin_reward, "outcome_reward": c.outcome_reward, "anchor.kl": c.anchor.kl}
     problems += [f"{k} must be >= 0 (got {v})" for k, v in non_negative.items() if v < 0]
     if c.outcome_reward == 0 == c.margin_reward:
         problems.append("outcome_reward and margin_reward are both 0: the learner would get no reward")
@@ -327,6 +337,10 @@ def _check_values(c: Config) -> None:
         problems.append(f"vec_env must be one of {VEC_ENVS} (got {c.vec_env!r})")
     if isinstance(c.seat, str) and c.seat != "random":
         problems.append(f"seat must be 'random' or a seat number (got {c.seat!r})")
+    if c.anchor.kl > 0 and not (c.init_from or c.warm_start.teacher):
+        problems.append("anchor.kl holds PPO near the policy it starts from: set warm_start.teacher or init_from")
+    if c.anchor.kl > 0 and c.ppo.ent_coef == 0:  # the penalty is added through SB3's entropy term (sb3_policy.py)
+        problems.append("anchor.kl needs ppo.ent_coef > 0 (e.g. 0.001)")
     if c.init_from and c.warm_start.teacher:
         problems.append("init_from and warm_start.teacher both set the initial policy: choose one")
     if not 0 < c.ppo.gamma <= 1 or not 0 <= c.ppo.gae_lambda <= 1:

@@ -29,7 +29,7 @@ from ...envs.core.match import first_place_shares, play_game, score_margins, sea
 from ..cli.stopping import stop_on_signals
 from ..runtime.agents import load_agent
 from ..runtime.opponents import SELF, SnapshotPool
-from ..runtime.policy import MLPPolicy, PolicyAgent, PolicyInfo, load_policy, save_policy
+from ..runtime.policy import MLPPolicy, PolicyAgent, PolicyInfo, Weights, load_policy, save_policy
 from ..runtime.policy_paths import policy_path
 from ..runtime.processes import ignore_stop_signals, start_helpers
 from ..runtime.single_seat import SingleSeatEnv
@@ -43,6 +43,7 @@ from .vec_env import SB3SeatVecEnv
 from .warm_start import imitate, teacher_games
 
 EVAL_SEED_TAG = 7919  # evaluation deals derive from (seed, tag): never the training deals
+ANCHOR_FILE = "anchor.safetensors"  # in the run folder: the policy PPO started from, for anchor.kl
 LIMITS = ("max_minutes", "max_games")  # what ends a run early but finished: it evaluates and exports its policy
 
 
@@ -124,6 +125,7 @@ class Trainer:
         self.warm_start_facts = ""  # how the initial policy was made, for the report
         # A resumed run already holds its weights: it neither needs nor checks the init_from policy.
         self.init_policy = self.load_init_policy() if fresh and c.init_from else None
+        self.anchor: Weights | None = None  # the policy anchor.kl holds PPO near (read_anchor, set_anchor)
         self.started = time.monotonic()
 
     def info(self, step: int, **provenance: Any) -> PolicyInfo:
@@ -192,6 +194,29 @@ class Trainer:
         self.warm_start_facts = (f"Initialised from `{c.init_from}` ({policy.info.num_timesteps:,} steps of "
                                  "training).")
         return policy
+
+    def read_anchor(self, run_dir: Path) -> None:
+        """A resumed run's anchor (``anchor.kl``): the policy it started from, kept in ``anchor.safetensors``."""
+        path = run_dir / ANCHOR_FILE
+        if not path.is_file():
+            raise ValueError(f"anchor.kl needs the policy this run started from, {path}, which is missing")
+        self.anchor = load_policy(path, self.game).weights
+
+    def set_anchor(self, model: MaskablePPO) -> None:
+        """Hold PPO near the policy it starts from. A fresh run keeps it for ``--resume`` and reads it back from
+        the file too (float16), so that a resumed run has the very same anchor."""
+        if self.anchor is None:
+            path = self.run_dir / ANCHOR_FILE
+            save_policy(path, weights_of(model.policy),
+                        self.info(model.num_timesteps, run=self.run_dir.name, made=self.warm_start_facts))
+            self.anchor = load_policy(path, self.game).weights
+        model.policy.set_anchor(self.anchor)
+        model.policy.ent_coef = self.config.ppo.ent_coef
+
+    def anchor_weight(self) -> float:
+        """The KL penalty's weight now: ``anchor.kl``, falling linearly to 0 at ``anchor.games`` games."""
+        a = self.config.anchor
+        return a.kl * max(0.0, 1.0 - self.games / a.games)
 
     # ------------------------------------------------------------------ at every rollout boundary
     def at_boundary(self, model: MaskablePPO, step: int, loop: TrainingLoop) -> None:
@@ -270,6 +295,8 @@ class Trainer:
             elif self.init_policy is not None:
                 load_weights(model.policy, self.init_policy.weights)
                 say(self.warm_start_facts, None)
+            if c.anchor.kl > 0:
+                self.set_anchor(model)
             start, start_games = model.num_timesteps, self.games
             if not self.pool.snapshots:  # the envs are reset (opponents drawn) before the first rollout
                 self.pool.add(weights_of(model.policy))
@@ -334,6 +361,12 @@ class TrainingLoop(BaseCallback):
         self.trainer.at_boundary(self.model, step, self)
         self.boundary, self.boundary_games = (step, rng_state()), self.trainer.games
         c = self.trainer.config
+        if c.anchor.kl > 0:
+            policy = self.model.policy
+            if policy.anchor_kl:
+                self.logger.record("train/anchor_kl", float(np.mean(policy.anchor_kl)))
+            self.logger.record("train/anchor_weight", policy.anchor_weight)
+            policy.anchor_weight, policy.anchor_kl = self.trainer.anchor_weight(), []
         if c.max_minutes is not None and (time.monotonic() - self.trainer.started) / 60 >= c.max_minutes:
             self.stop_reason = "max_minutes"
         if c.max_games is not None and self.trainer.games >= c.max_games:
