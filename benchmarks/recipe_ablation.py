@@ -11,7 +11,9 @@ trains in a fresh process (``python -m tabletop_rl.training.train``, its final e
 ``--runs`` (default ``runs/ablation``), so that a stopped ablation keeps its finished runs and, run again, trains
 only what is missing. The comparison plays ``--deals`` deals, each once with the learner in every seat, against
 ``--opponent`` (default ``heuristic``) in every other seat: first places and score margins per game, averaged over
-the seeds, with 95 % intervals; the difference from the first variant is paired (the same deals and seats).
+the seeds, with 95 % intervals; the difference from the first variant is paired (the same deals and seats); and,
+as a check that no variant learned to stall, the length of its games against that of the opponent's own games in
+its seat on the same deals (decisions per game) and its longest game.
 Prints a markdown table; ``--out`` also writes it, with the figures as JSON beside it.
 """
 
@@ -63,19 +65,21 @@ def train(config: str, name: str, seed: int, games: int, overrides: list[str], r
 
 
 def play(policy: str, game_name: str, options: dict, opponent: str, deals: int, progress: tqdm) -> np.ndarray:
-    """(first place share, margin) per game: deal d with the learner in seat s is game d * n + s."""
+    """(first place share, margin, decisions) per game: deal d with ``policy`` in seat s is game d * n + s."""
     env = envs.make(game_name, wrapped=False, **options)
     n = env.game.num_players
     rng = np.random.default_rng(DEAL_SEED)
     seeds = rng.integers(2**63, size=deals)
     learner = load_agent(policy, env.game, seed=0)
     others = [load_agent(opponent, env.game, seed=int(s)) for s in rng.integers(2**63, size=n - 1)]
-    results = np.zeros((deals * n, 2))
+    results = np.zeros((deals * n, 3))
     for d, deal in enumerate(seeds):
         for seat in range(n):
-            returns, scores = play_game(env, [*others[:seat], learner, *others[seat:]], seed=int(deal))
+            decisions: list = []
+            returns, scores = play_game(env, [*others[:seat], learner, *others[seat:]], seed=int(deal),
+                                        decisions=decisions)
             margin = score_margins(scores, env.game.options.get("rounds", 1))[seat] if scores is not None else 0.0
-            results[d * n + seat] = first_place_shares(returns)[seat], margin
+            results[d * n + seat] = first_place_shares(returns)[seat], margin, len(decisions)
             progress.update()
     return results
 
@@ -107,14 +111,17 @@ def main() -> int:
             trained[name, seed] = train(args.config, name, seed, args.games, [*args.set, *overrides], runs)
             print(f"trained {name} seed {seed}: {trained[name, seed]}", file=sys.stderr, flush=True)
     n = envs.make(config.game, wrapped=False, **config.game_options).game.num_players
-    with tqdm(total=len(trained) * args.deals * n, desc="games", unit="game",
+    with tqdm(total=(len(trained) + 1) * args.deals * n, desc="games", unit="game",
               mininterval=0.5 if sys.stderr.isatty() else 60) as progress:  # a log gets a line a minute
         results = {key: play(t["run"], config.game, config.game_options, args.opponent, args.deals, progress)
                    for key, t in trained.items()}
+        # the opponent in the learner's seat: how long its games are (a learner that stalls plays longer ones)
+        reference = play(args.opponent, config.game, config.game_options, args.opponent, args.deals, progress)
     base = args.variant[0][0]
     mean = {name: np.mean([results[name, s] for s in range(args.seeds)], axis=0) for name, _ in args.variant}
     rows = ["| variant | overrides | games of experience | games/s | first places % | margin | "
-            f"first places − {base} (points) | margin − {base} |", "|---|---|---|---|---|---|---|---|"]
+            f"first places − {base} (points) | margin − {base} | length ÷ {args.opponent}'s | longest |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for name, overrides in args.variant:
         runs_of = [trained[name, s] for s in range(args.seeds)]
         rates = [r["games_per_second"] for r in runs_of if r["games_per_second"]]
@@ -122,17 +129,22 @@ def main() -> int:
         rows.append(f"| {name} | `{' '.join(overrides)}` | {np.mean([r['games'] for r in runs_of]):,.0f} | "
                     f"{np.mean(rates):.1f} | {interval(mean[name][:, 0], 100)} | {interval(mean[name][:, 1])} | "
                     + ("—" if name == base else interval(difference[:, 0] * 100)) + " | "
-                    + ("—" if name == base else interval(difference[:, 1])) + " |")
+                    + ("—" if name == base else interval(difference[:, 1]))
+                    + f" | {mean[name][:, 2].mean() / reference[:, 2].mean():.2f} | "
+                    f"{max(results[name, s][:, 2].max() for s in range(args.seeds)):.0f} |")
     table = "\n".join(rows)
     facts = (f"{config.game} {config.game_options or ''}, config {args.config} with {' '.join(args.set) or 'no'} "
              f"overrides; {args.games:,} games of experience per run, {args.seeds} seeds; {args.deals} deals x {n} "
-             f"seats against {args.opponent}; {(time.monotonic() - started) / 60:.0f} min.")
+             f"seats against {args.opponent}; length: decisions per game (all seats) against those of {args.opponent} in "
+             f"the same seats and deals ({reference[:, 2].mean():.1f}, longest {reference[:, 2].max():.0f}); "
+             f"{(time.monotonic() - started) / 60:.0f} min.")
     print(f"{facts}\n\n{table}")
     if args.out:
         args.out.write_text(f"{facts}\n\n{table}\n")
         args.out.with_suffix(".json").write_text(json.dumps(
             {"facts": facts, "runs": {f"{k[0]}-seed{k[1]}": v for k, v in trained.items()},
-             "results": {f"{k[0]}-seed{k[1]}": v.tolist() for k, v in results.items()}}))
+             "results": {f"{k[0]}-seed{k[1]}": v.tolist() for k, v in results.items()},
+             "reference": reference.tolist()}))
     return 0
 
 
