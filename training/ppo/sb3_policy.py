@@ -54,8 +54,10 @@ class TabletopPolicy(MaskableActorCriticPolicy):
         """Values, log-probabilities of ``actions`` and entropies, as SB3's, over the legal actions only."""
         features = self.extract_features(obs)
         latent_pi, latent_vf = self.mlp_extractor(features)
-        masks = (torch.ones(len(obs), int(self.action_space.n), dtype=torch.bool) if action_masks is None
-                 else torch.as_tensor(action_masks, device=features.device).bool())
+        if action_masks is None:
+            masks = torch.ones(len(obs), int(self.action_space.n), dtype=torch.bool, device=features.device)
+        else:
+            masks = torch.as_tensor(action_masks, device=features.device).bool()
         log_p = torch.log_softmax(self.action_net(latent_pi).masked_fill(~masks, ILLEGAL), dim=-1)
         p = log_p.exp()
         entropy = -torch.where(masks, p * log_p, 0.0).sum(-1)
