@@ -73,7 +73,7 @@ def test_the_anchor_adds_its_weight_times_the_kl_to_the_gradient_and_nothing_to_
     kl = (log_p.exp() * (log_p - log_q)).sum(-1).mean()
     (0.3 * kl).backward()
     expected = [t.grad for t in p.parameters() if t.grad is not None]
-    assert len(p.anchor_kl) == 1 and p.anchor_kl[0] == pytest.approx(float(kl), rel=1e-4) and float(kl) > 0
+    assert len(p.anchor_kl) == 1 and p.anchor_kl[0] == pytest.approx(kl.item(), rel=1e-4) and kl.item() > 0
     for a, b, e in zip(anchored, plain, expected):
         torch.testing.assert_close(a - b, e, atol=1e-6, rtol=1e-4)
 
