@@ -135,8 +135,9 @@ def main() -> int:
     table = "\n".join(rows)
     facts = (f"{config.game} {config.game_options or ''}, config {args.config} with {' '.join(args.set) or 'no'} "
              f"overrides; {args.games:,} games of experience per run, {args.seeds} seeds; {args.deals} deals x {n} "
-             f"seats against {args.opponent}; length: decisions per game (all seats) against those of {args.opponent} in "
-             f"the same seats and deals ({reference[:, 2].mean():.1f}, longest {reference[:, 2].max():.0f}); "
+             f"seats against {args.opponent}; length: decisions per game (all seats) against those of "
+             f"{args.opponent} in the same seats and deals ({reference[:, 2].mean():.1f}, longest "
+             f"{reference[:, 2].max():.0f}); "
              f"{(time.monotonic() - started) / 60:.0f} min.")
     print(f"{facts}\n\n{table}")
     if args.out:

@@ -7,15 +7,15 @@ import json
 import numpy as np
 import pytest
 import torch
+from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from test_training import latest_checkpoint, tiny_config
 
 from tabletop_rl.training import train
 from tabletop_rl.training.ppo.config import load_config
 from tabletop_rl.training.ppo.network import weights_of
 from tabletop_rl.training.ppo.sb3_policy import TabletopPolicy
 from tabletop_rl.training.runtime.policy import load_policy
-from test_training import latest_checkpoint, tiny_config
-from gymnasium import spaces
 
 ACTIONS = 7
 
@@ -41,7 +41,7 @@ def test_the_losses_inputs_are_sb3s_over_the_legal_actions():
     obs, actions, masks = batch()
     ours = p.evaluate_actions(obs, actions, masks)
     theirs = MaskableActorCriticPolicy.evaluate_actions(p, obs, actions, masks)
-    for a, b in zip(ours, theirs):
+    for a, b in zip(ours, theirs, strict=True):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
     assert ours[1][0] == 0 and ours[2][0] == 0  # a forced decision: probability 1, no entropy
 
@@ -74,7 +74,7 @@ def test_the_anchor_adds_its_weight_times_the_kl_to_the_gradient_and_nothing_to_
     (0.3 * kl).backward()
     expected = [t.grad for t in p.parameters() if t.grad is not None]
     assert len(p.anchor_kl) == 1 and p.anchor_kl[0] == pytest.approx(kl.item(), rel=1e-4) and kl.item() > 0
-    for a, b, e in zip(anchored, plain, expected):
+    for a, b, e in zip(anchored, plain, expected, strict=True):
         torch.testing.assert_close(a - b, e, atol=1e-6, rtol=1e-4)
 
 

@@ -19,7 +19,7 @@ from safetensors import safe_open
 
 from tabletop_rl import envs
 from tabletop_rl.envs.core.agents import RandomAgent
-from tabletop_rl.envs.core.match import play_game
+from tabletop_rl.envs.core.match import first_place_shares, play_game
 from tabletop_rl.training import train
 from tabletop_rl.training.ppo import trainer, warm_start
 from tabletop_rl.training.ppo.checkpoint import latest_checkpoint
@@ -100,6 +100,28 @@ def test_outcome_reward_zero_makes_the_margin_the_whole_objective():
     assert expected != 0 and rewards[-1] == pytest.approx(0.02 * info["margin"])
     with pytest.raises(ValueError, match="outcome_reward and margin_reward are both 0"):
         load_config(None, ["game=palazzo", "outcome_reward=0"])
+
+
+def test_the_first_place_outcome_rewards_first_places_only_as_the_evaluations_count_them():
+    """At 3-5 players the pairwise return also pays for second place; outcome="first_place" does not."""
+    seen = set()
+    for seed in range(40):
+        pairwise = SingleSeatEnv("five_towers", game_options={"num_players": 4}, opponents={"random": 1}, seat=0)
+        first = SingleSeatEnv("five_towers", game_options={"num_players": 4}, opponents={"random": 1}, seat=0,
+                              outcome="first_place", margin_reward=0.01)
+        for env in (pairwise, first):
+            env.reset(seed=seed)
+        rewards = [random_episode(env, np.random.default_rng(seed)) for env in (pairwise, first)]
+        returns = pairwise.game_state.returns()
+        share = first_place_shares(returns)[0]
+        assert rewards[0][0][-1] == pytest.approx(returns[0])
+        assert rewards[1][0][-1] == pytest.approx(share + 0.01 * rewards[1][2]["margin"])
+        seen.add((share > 0, returns[0] > -1))
+    assert (False, True) in seen and (True, True) in seen  # a second place: paid pairwise, not as a first place
+    with pytest.raises(ValueError, match="outcome='second' is not allowed; expected one of pairwise, first_place"):
+        SingleSeatEnv("five_towers", outcome="second")
+    with pytest.raises(ValueError, match="outcome must be one of"):
+        load_config(None, ["game=palazzo", "outcome=second"])
 
 
 def test_opponents_see_only_their_own_observation():

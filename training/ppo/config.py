@@ -24,6 +24,7 @@ import yaml
 from ..cli import apply_override, yaml_problem
 from ..runtime.opponents import check_weights
 from ..runtime.policy import ACTIVATIONS, MAX_POOL
+from ..runtime.table import OUTCOMES
 
 
 @dataclass
@@ -120,7 +121,8 @@ class Config(Run):
     num_workers: int = 0  # batched: processes the games are shared between (0: in the training process)
     seat: int | str = "random"  # the learner's seat: random each episode, or a fixed seat
     margin_reward: float = 0.0  # adds this × (own score − mean of the others') to the terminal reward
-    outcome_reward: float = 1.0  # the weight of the win/loss return in it (0: the margin alone is the objective)
+    outcome_reward: float = 1.0  # the weight of the game's outcome in it (0: the margin alone is the objective)
+    outcome: str = "pairwise"  # the outcome: pairwise (seats beaten - seats that beat it, / n - 1) or first_place
     skip_forced: bool = False  # the learner's decisions with one legal action are played for it: the same games
     # Fine-tune: a fresh run starts from this policy's weights ("pretrained" or a checkpoint / run dir);
     # its network must have the sizes of `network`.
@@ -312,6 +314,8 @@ def _check_values(c: Config) -> None:
     non_negative = {"eval.every": c.eval.every, "ppo.ent_coef": c.ppo.ent_coef, "ppo.vf_coef": c.ppo.vf_coef,
                     "margin_reward": c.margin_reward, "outcome_reward": c.outcome_reward, "anchor.kl": c.anchor.kl}
     problems += [f"{k} must be >= 0 (got {v})" for k, v in non_negative.items() if v < 0]
+    if c.outcome not in OUTCOMES:
+        problems.append(f"outcome must be one of {OUTCOMES} (got {c.outcome!r})")
     if c.outcome_reward == 0 == c.margin_reward:
         problems.append("outcome_reward and margin_reward are both 0: the learner would get no reward")
     if c.ppo.batch_size < 2:

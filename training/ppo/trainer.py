@@ -113,7 +113,7 @@ class Trainer:
         self.env_kwargs = {"game": c.game, "game_options": c.game_options, "seat": c.seat,
                            "opponents": c.opponents.mix, "network": self.network,
                            "snapshot_deterministic": c.opponents.snapshot_deterministic,
-                           "margin_reward": c.margin_reward, "outcome_reward": c.outcome_reward,
+                           "margin_reward": c.margin_reward, "outcome_reward": c.outcome_reward, "outcome": c.outcome,
                            "skip_forced": c.skip_forced}
         SingleSeatEnv(**self.env_kwargs)  # the seat and the opponent mix (every agent in it) check out
         self.policy_kwargs = {"network": self.network}
@@ -175,7 +175,7 @@ class Trainer:
         say(f"warm start: imitating {w.teacher} in {w.games} games ...", None)
         data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward, c.outcome_reward,
                              workers=w.workers or os.cpu_count() or 1, progress=c.progress_bar,
-                             random_seats=w.random_seats, skip_forced=c.skip_forced)
+                             random_seats=w.random_seats, skip_forced=c.skip_forced, outcome=c.outcome)
         fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed)
         mixed = f", {w.random_seats:.0%} of the seats random" if w.random_seats else ""
         self.warm_start_facts = (f"Warm start: imitated `{w.teacher}` on {fit['decisions']:,} decisions "

@@ -33,11 +33,11 @@ CHUNK = 200  # teacher games per task
 
 def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed: int,
                   margin_reward: float = 0.0, outcome_reward: float = 1.0, workers: int = 1, progress: bool = False,
-                  random_seats: float = 0.0, skip_forced: bool = False) -> dict[str, Any]:
+                  random_seats: float = 0.0, skip_forced: bool = False, outcome: str = "pairwise") -> dict[str, Any]:
     """Every teacher decision of ``games`` games (teacher-vs-teacher, or with ``random_seats`` of the seats played
     by random players): observations (``SparseRows``), masks, actions, final rewards (arrays)."""
     tasks = [(game, game_options, teacher, min(CHUNK, games - start), [seed, 1, c], margin_reward, random_seats,
-              skip_forced, outcome_reward) for c, start in enumerate(range(0, games, CHUNK))]
+              skip_forced, outcome_reward, outcome) for c, start in enumerate(range(0, games, CHUNK))]
     parts = []
     with tqdm(total=games, unit="game", desc=f"{teacher} games", disable=not progress, mininterval=1) as bar:
         for task, part in zip(tasks, parallel_map(_play_chunk, tasks, workers), strict=True):
@@ -50,7 +50,7 @@ def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed:
 
 def _play_chunk(game: str, game_options: dict, teacher: str, games: int, seed: list[int],
                 margin_reward: float, random_seats: float = 0.0, skip_forced: bool = False,
-                outcome_reward: float = 1.0) -> dict[str, Any]:
+                outcome_reward: float = 1.0, outcome: str = "pairwise") -> dict[str, Any]:
     env = envs.make(game, wrapped=False, **game_options)
     rng = np.random.default_rng(seed)
     teachers = [load_agent(teacher, env.game, seed=int(rng.integers(2**63))) for _ in env.possible_agents]
@@ -79,7 +79,7 @@ def _play_chunk(game: str, game_options: dict, teacher: str, games: int, seed: l
                 actions.append(action)
                 seats.append(s)
             env.step(action)
-        final = training_rewards(env.game_state, outcome_reward, margin_reward)  # SingleSeatEnv's, seat by seat
+        final = training_rewards(env.game_state, outcome_reward, margin_reward, outcome)  # SingleSeatEnv's, by seat
         rewards += [final[s] for s in seats]
         obs.extend(np.array(game_obs, np.float32).reshape(len(game_obs), obs.width))
     return {"obs": obs, "masks": np.array(masks), "actions": np.array(actions),

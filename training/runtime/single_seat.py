@@ -32,7 +32,7 @@ class SingleSeatEnv(gym.Env):
                  opponents: Mapping[str, float] | None = None, seat: int | str = "random",
                  network: Mapping[str, Any] | None = None, snapshot_deterministic: bool = False,
                  margin_reward: float = 0.0, skip_forced: bool = False, outcome_reward: float = 1.0,
-                 render_mode: str | None = None):
+                 outcome: str = "pairwise", render_mode: str | None = None):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported; use one of "
                              f"{self.metadata['render_modes']} or None")
@@ -43,7 +43,7 @@ class SingleSeatEnv(gym.Env):
         self.observation_space, self.action_space = seat_spaces(self.game)
         mix = {"random": 1.0} if opponents is None else opponents  # an empty mix is refused, not taken for random
         self.table = Table(self.game, OpponentMix(self.game, mix, network, snapshot_deterministic), seat,
-                           margin_reward, skip_forced, outcome_reward)
+                           margin_reward, skip_forced, outcome_reward, outcome)
         self.opponents = self.table.mix
 
     @property

@@ -21,10 +21,11 @@ from gymnasium.utils import seeding
 
 from ...envs.core.agents import BATCH, PICK, Agent, attach_view, decided_by
 from ...envs.core.game import TERMINAL, Game, State
-from ...envs.core.match import score_margins
+from ...envs.core.match import first_place_shares, score_margins
 from .opponents import OpponentMix
 
 MAX_RESETS = 100  # deals in a row that end before the learner's first decision: surely a bug
+OUTCOMES = ("pairwise", "first_place")  # what the outcome part of the training reward is (training_rewards)
 ILLEGAL_REWARD = -1.0  # PettingZoo's illegal-move convention (TerminateIllegalWrapper(illegal_reward=-1))
 
 
@@ -32,8 +33,10 @@ class Table:
     """One seat of ``game`` for the learner, the other seats played by agents drawn from ``mix`` per episode."""
 
     def __init__(self, game: Game, mix: OpponentMix, seat: int | str = "random", margin_reward: float = 0.0,
-                 skip_forced: bool = False, outcome_reward: float = 1.0):
+                 skip_forced: bool = False, outcome_reward: float = 1.0, outcome: str = "pairwise"):
         n = game.num_players
+        if outcome not in OUTCOMES:
+            raise ValueError(f"outcome={outcome!r} is not allowed; expected one of {', '.join(OUTCOMES)}")
         if type(skip_forced) is not bool:
             raise ValueError(f"skip_forced={skip_forced!r} is not allowed; expected True or False")
         if not (seat == "random" or (type(seat) is int and 0 <= seat < n)):
@@ -43,6 +46,7 @@ class Table:
         self.seat_choice = seat
         self.margin_reward = margin_reward
         self.outcome_reward = outcome_reward
+        self.outcome_kind = outcome  # (outcome() is the end of an episode)
         self.skip_forced = skip_forced  # the learner's decisions with one legal action are played for it
         self.forced = 0  # its decisions played for it since it last got an observation
         self.forced_in_episode = 0
@@ -126,7 +130,8 @@ class Table:
         if self.forfeited:
             return ILLEGAL_REWARD, True, False
         truncated = self.state.is_truncated()
-        reward = float(training_rewards(self.state, self.outcome_reward, self.margin_reward)[self.seat])
+        rewards = training_rewards(self.state, self.outcome_reward, self.margin_reward, self.outcome_kind)
+        reward = float(rewards[self.seat])
         return reward, not truncated, truncated
 
     def end_info(self) -> dict[str, Any]:
@@ -143,12 +148,18 @@ class Table:
         return info
 
 
-def training_rewards(state: State, outcome_reward: float = 1.0, margin_reward: float = 0.0) -> np.ndarray:
-    """Every seat's reward for a game that ended: ``outcome_reward`` × its return (win/loss, ``State.returns``) plus
-    ``margin_reward`` × its score margin (own score − the others' mean; none when the game was truncated). With
-    ``outcome_reward=0`` the objective is the margin alone (Lost Cities: ``margin_reward=0.02`` is the score
-    difference / 50)."""
-    rewards = outcome_reward * state.returns()
+def training_rewards(state: State, outcome_reward: float = 1.0, margin_reward: float = 0.0,
+                     outcome: str = "pairwise") -> np.ndarray:
+    """Every seat's reward for a game that ended: ``outcome_reward`` × its outcome plus ``margin_reward`` × its score
+    margin (own score − the others' mean; none when the game was truncated). The outcome is ``"pairwise"``: the
+    return (``State.returns``: seats beaten − seats that beat it, over n − 1; win/loss at 2 players), or
+    ``"first_place"``: its share of first place (1 for the sole winner, 1/k in a k-way tie, 0 otherwise, as the
+    evaluations count; none for a truncated game). With ``outcome_reward=0`` the objective is the margin alone (Lost
+    Cities: ``margin_reward=0.02`` is the score difference / 50)."""
+    returns = state.returns()
+    if outcome == "first_place":
+        returns = np.zeros(len(returns)) if state.is_truncated() else first_place_shares(returns)
+    rewards = outcome_reward * returns
     if margin_reward and not state.is_truncated():
         rewards = rewards + margin_reward * np.asarray(score_margins(state.scores()), float)
     return rewards

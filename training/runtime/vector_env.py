@@ -252,13 +252,14 @@ class SeatVectorEnv(SeatVectors):
                  opponents: Mapping[str, float] | None = None, seat: int | str = "random",
                  network: Mapping[str, Any] | None = None, snapshot_deterministic: bool = False,
                  margin_reward: float = 0.0, skip_forced: bool = False, outcome_reward: float = 1.0,
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP, copy: bool = True):
+                 outcome: str = "pairwise", autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+                 copy: bool = True):
         super().__init__(game, num_envs, game_options, autoreset_mode, copy, skip_forced)
         mix = {"random": 1.0} if opponents is None else opponents
         first = OpponentMix(self.game, mix, network, snapshot_deterministic)  # checks the mix, reads each file once
-        self.tables = [Table(self.game, first, seat, margin_reward, skip_forced, outcome_reward)] + [
+        self.tables = [Table(self.game, first, seat, margin_reward, skip_forced, outcome_reward, outcome)] + [
             Table(self.game, OpponentMix(self.game, mix, network, snapshot_deterministic, first.factories), seat,
-                  margin_reward, skip_forced, outcome_reward) for _ in range(self.num_envs - 1)]
+                  margin_reward, skip_forced, outcome_reward, outcome) for _ in range(self.num_envs - 1)]
         self._network = network
         self._allocate()
         self._index = np.arange(self.num_envs)
