@@ -11,8 +11,11 @@ trains in a fresh process (``python -m tabletop_rl.training.train``, its final e
 ``--runs`` (default ``runs/ablation``), so that a stopped ablation keeps its finished runs and, run again, trains
 only what is missing. The comparison plays ``--deals`` deals, each once with the learner in every seat, against
 ``--opponent`` (default ``heuristic``) in every other seat: first places and score margins per game, averaged over
-the seeds, with 95 % intervals; the difference from the first variant is paired (the same deals and seats); and,
-as a check that no variant learned to stall, the length of its games against that of the opponent's own games in
+the seeds, with 95 % intervals over those games, and each seed's first places; the difference from the first
+variant is paired (the same deals and seats), seed k with seed k, and its interval is over the seeds (a t
+interval of the seeds' differences: runs of one recipe differ by more than the games of one run do — two seeds
+of one Torres recipe once ended at 79 and 50 %; with two seeds the interval is wide, as it should be); and, as a
+check that no variant learned to stall, the length of its games against that of the opponent's own games in
 its seat on the same deals (decisions per game) and its longest game.
 Prints a markdown table; ``--out`` also writes it, with the figures as JSON beside it.
 """
@@ -89,6 +92,29 @@ def interval(samples: np.ndarray, scale: float = 1.0) -> str:
     return f"{e.mean:+.1f} [{e.low:+.1f}, {e.high:+.1f}]" if scale == 1 else f"{e.mean:.1f} [{e.low:.1f}, {e.high:.1f}]"
 
 
+def table(variants: list[tuple[str, list[str]]], trained: dict, results: dict, reference: np.ndarray, seeds: int,
+          opponent: str) -> str:
+    """The markdown table: one row per variant, the first the base of every difference."""
+    base = variants[0][0]
+    mean = {name: np.mean([results[name, s] for s in range(seeds)], axis=0) for name, _ in variants}
+    rows = ["| variant | overrides | games of experience | games/s | first places % | per seed | margin | "
+            f"first places − {base} (points, over seeds) | margin − {base} | length ÷ {opponent}'s | longest |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, overrides in variants:
+        runs_of = [trained[name, s] for s in range(seeds)]
+        rates = [r["games_per_second"] for r in runs_of if r["games_per_second"]]
+        per_seed = [results[name, s].mean(axis=0) for s in range(seeds)]
+        difference = np.array([per_seed[s] - results[base, s].mean(axis=0) for s in range(seeds)])
+        rows.append(f"| {name} | `{' '.join(overrides)}` | {np.mean([r['games'] for r in runs_of]):,.0f} | "
+                    f"{np.mean(rates):.1f} | {interval(mean[name][:, 0], 100)} | "
+                    + " / ".join(f"{100 * p[0]:.1f}" for p in per_seed) + f" | {interval(mean[name][:, 1])} | "
+                    + ("—" if name == base else interval(difference[:, 0] * 100)) + " | "
+                    + ("—" if name == base else interval(difference[:, 1]))
+                    + f" | {mean[name][:, 2].mean() / reference[:, 2].mean():.2f} | "
+                    f"{max(results[name, s][:, 2].max() for s in range(seeds)):.0f} |")
+    return "\n".join(rows)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -117,31 +143,16 @@ def main() -> int:
                    for key, t in trained.items()}
         # the opponent in the learner's seat: how long its games are (a learner that stalls plays longer ones)
         reference = play(args.opponent, config.game, config.game_options, args.opponent, args.deals, progress)
-    base = args.variant[0][0]
-    mean = {name: np.mean([results[name, s] for s in range(args.seeds)], axis=0) for name, _ in args.variant}
-    rows = ["| variant | overrides | games of experience | games/s | first places % | margin | "
-            f"first places − {base} (points) | margin − {base} | length ÷ {args.opponent}'s | longest |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
-    for name, overrides in args.variant:
-        runs_of = [trained[name, s] for s in range(args.seeds)]
-        rates = [r["games_per_second"] for r in runs_of if r["games_per_second"]]
-        difference = mean[name] - mean[base]
-        rows.append(f"| {name} | `{' '.join(overrides)}` | {np.mean([r['games'] for r in runs_of]):,.0f} | "
-                    f"{np.mean(rates):.1f} | {interval(mean[name][:, 0], 100)} | {interval(mean[name][:, 1])} | "
-                    + ("—" if name == base else interval(difference[:, 0] * 100)) + " | "
-                    + ("—" if name == base else interval(difference[:, 1]))
-                    + f" | {mean[name][:, 2].mean() / reference[:, 2].mean():.2f} | "
-                    f"{max(results[name, s][:, 2].max() for s in range(args.seeds)):.0f} |")
-    table = "\n".join(rows)
+    table_text = table(args.variant, trained, results, reference, args.seeds, args.opponent)
     facts = (f"{config.game} {config.game_options or ''}, config {args.config} with {' '.join(args.set) or 'no'} "
              f"overrides; {args.games:,} games of experience per run, {args.seeds} seeds; {args.deals} deals x {n} "
              f"seats against {args.opponent}; length: decisions per game (all seats) against those of "
              f"{args.opponent} in the same seats and deals ({reference[:, 2].mean():.1f}, longest "
              f"{reference[:, 2].max():.0f}); "
              f"{(time.monotonic() - started) / 60:.0f} min.")
-    print(f"{facts}\n\n{table}")
+    print(f"{facts}\n\n{table_text}")
     if args.out:
-        args.out.write_text(f"{facts}\n\n{table}\n")
+        args.out.write_text(f"{facts}\n\n{table_text}\n")
         args.out.with_suffix(".json").write_text(json.dumps(
             {"facts": facts, "runs": {f"{k[0]}-seed{k[1]}": v for k, v in trained.items()},
              "results": {f"{k[0]}-seed{k[1]}": v.tolist() for k, v in results.items()},
