@@ -75,9 +75,9 @@ def train(case: str, start: str, seed: int, games: int, eval_games: int, runs: P
         "tabletop_rl": tabletop_rl.__version__, "machine": machine(), "history": history}, indent=1))
 
 
-# About the learner's decisions per game in each short config (forced ones skipped in Lost Cities only): only for
-# scheduling the evaluations about five times per run.
-STEPS_PER_GAME = {"lost_cities": 50, "five_towers": 80, "palazzo": 110, "torres": 80}
+# About the learner's real decisions per game in each short config (its forced ones skipped): only for scheduling the
+# evaluations about five times per run.
+STEPS_PER_GAME = {"lost_cities": 50, "five_towers": 26, "palazzo": 75, "torres": 75}
 
 
 def machine() -> str:
@@ -117,7 +117,7 @@ def table(results: list[dict]) -> str:
                 values = [v for v in (at_budget(p, b) for p in per[o][case, start]) if v is not None]
                 e = mean_interval(np.array(values) * 100) if len(values) > 1 else None
                 cells.append("—" if not values else f"{100 * values[0]:.1f}" if e is None else
-                             f"{e.mean:.1f} [{e.low:.1f}, {e.high:.1f}]")
+                             f"{e.mean:.1f} [{max(e.low, 0):.1f}, {min(e.high, 100):.1f}]")  # a share: within 0-100
         minutes = np.mean([p[-1][1] for p in seeds if p])
         rows.append(f"| {game} | {players} | {start} | {len(seeds)} | " + " | ".join(cells) + f" | {minutes:.0f} |")
     return "\n".join(rows)
