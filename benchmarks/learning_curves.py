@@ -164,7 +164,8 @@ def report(out: Path) -> None:
         return
     pictures = plots(results, out.parent / "img")
     text = "\n\n".join([
-        f"{len(results)} runs, tabletop-rl {results[0]['tabletop_rl']}, {results[0]['machine']}, one core each; "
+        f"{len(results)} runs, tabletop-rl {results[0]['tabletop_rl']}, "
+        f"{'; '.join(sorted({r['machine'] for r in results}))}, one core each; "
         "first places in % (mean over seeds and 95 % interval) at the last evaluation at or before each budget "
         "of games of experience (5 % over it allowed); — where no run has reached it.",
         table(results),
