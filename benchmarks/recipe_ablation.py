@@ -97,17 +97,17 @@ def table(variants: list[tuple[str, list[str]]], trained: dict, results: dict, r
     """The markdown table: one row per variant, the first the base of every difference."""
     base = variants[0][0]
     mean = {name: np.mean([results[name, s] for s in range(seeds)], axis=0) for name, _ in variants}
+    per_seed = {name: np.array([results[name, s].mean(axis=0) for s in range(seeds)]) for name, _ in variants}
     rows = ["| variant | overrides | games of experience | games/s | first places % | per seed | margin | "
             f"first places − {base} (points, over seeds) | margin − {base} | length ÷ {opponent}'s | longest |",
             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, overrides in variants:
         runs_of = [trained[name, s] for s in range(seeds)]
         rates = [r["games_per_second"] for r in runs_of if r["games_per_second"]]
-        per_seed = [results[name, s].mean(axis=0) for s in range(seeds)]
-        difference = np.array([per_seed[s] - results[base, s].mean(axis=0) for s in range(seeds)])
+        difference = per_seed[name] - per_seed[base]  # seed k against seed k
         rows.append(f"| {name} | `{' '.join(overrides)}` | {np.mean([r['games'] for r in runs_of]):,.0f} | "
                     f"{np.mean(rates):.1f} | {interval(mean[name][:, 0], 100)} | "
-                    + " / ".join(f"{100 * p[0]:.1f}" for p in per_seed) + f" | {interval(mean[name][:, 1])} | "
+                    + " / ".join(f"{100 * p[0]:.1f}" for p in per_seed[name]) + f" | {interval(mean[name][:, 1])} | "
                     + ("—" if name == base else interval(difference[:, 0] * 100)) + " | "
                     + ("—" if name == base else interval(difference[:, 1]))
                     + f" | {mean[name][:, 2].mean() / reference[:, 2].mean():.2f} | "
