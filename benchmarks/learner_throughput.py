@@ -54,6 +54,7 @@ OPPONENTS = ("random", "heuristic", "pretrained")
 # Every shipped PPO config at its default player count, and the 3-5 player configs the target names.
 PPO_RUNS = [("lost_cities", "lost_cities.yaml", None), ("lost_cities", "lost_cities_long.yaml", None),
             ("five_towers", "five_towers.yaml", None), ("five_towers", "five_towers_long.yaml", None),
+            ("five_towers", "five_towers_long.yaml", 3), ("five_towers", "five_towers_long.yaml", 4),
             ("five_towers", "five_towers_long.yaml", 5), ("palazzo", "palazzo.yaml", None),
             ("torres", "torres.yaml", None), ("torres", "torres.yaml", 4)]  # (game, config, players or default)
 PPO_FIXED = ["warm_start.teacher=null", "eval.every=0", "eval.final_games=2", "eval.opponents=[random]",
