@@ -67,15 +67,21 @@ def longest_fit(top: int, values: tuple[int, ...], zero_starts_tower: bool) -> i
 
 
 @lru_cache(maxsize=1 << 16)
-def fitting_parts(top: int, cards: tuple[tuple[int, int], ...], zero_starts_tower: bool) -> tuple[int, ...]:
-    """F23: the slot bitmasks of the non-empty subsets of ``cards`` ((slot, value) pairs of one type) that
-    fit entirely on ``top``."""
+def fitting_parts(top: int, values: tuple[int, ...], zero_starts_tower: bool) -> tuple[int, ...]:
+    """F23: the bitmasks (bit i for ``values[i]``) of the non-empty subsets of ``values`` (one type's cards, in
+    slot order) that fit entirely on ``top``. Keyed by values, not slots, so that the cache is hit far more."""
     out = []
-    for chosen in range(1, 1 << len(cards)):
-        vals = tuple(sorted(v for i, (_, v) in enumerate(cards) if chosen >> i & 1))
+    for chosen in range(1, 1 << len(values)):
+        vals = tuple(sorted(v for i, v in enumerate(values) if chosen >> i & 1))
         if longest_fit(top, vals, zero_starts_tower) == len(vals):
-            out.append(sum(1 << s for i, (s, _) in enumerate(cards) if chosen >> i & 1))
+            out.append(chosen)
     return tuple(out)
+
+
+@cache
+def slot_masks(slots: tuple[int, ...]) -> tuple[int, ...]:
+    """The slot bitmask of each bitmask over positions in ``slots`` (what ``fitting_parts`` gives)."""
+    return tuple(sum(1 << s for i, s in enumerate(slots) if chosen >> i & 1) for chosen in range(1 << len(slots)))
 
 
 def tower_score(heights_and_tops: list[tuple[int, int]], rubble: int) -> int:
@@ -227,15 +233,19 @@ class State(BaseState):
 
     def _nmax_options(self, p: int) -> list[int]:
         """F24: the largest fitting take for option NONE and for each TEAR t (−1 if t ∉ TD(p), F22)."""
-        zs = self.game.zero_starts
-        fits = [longest_fit(self.top(p, t), vals, zs) if vals else 0 for t, vals in enumerate(self._by_type)]
+        zs, by_type = self.game.zero_starts, self._by_type
+        towers, blocked = self.towers[p], self.blocked[p]
+        fits = [0] * NUM_TYPES
+        for t, vals in enumerate(by_type):
+            if vals:  # top() written out: every reveal asks this of every seat
+                tower = towers[t]
+                fits[t] = longest_fit(tower[-1] if tower else (BLOCKED if blocked[t] else NO_TOWER), vals, zs)
         none = sum(fits)
         out = [none, -1, -1, -1, -1, -1]
-        for t, tower in enumerate(self.towers[p]):
+        for t, tower in enumerate(towers):
             if tower and tower[-1] != 0:
-                vals = self._by_type[t]
-                out[1 + t] = none - fits[t] + (longest_fit(self._top_after_teardown(p, t), vals, zs)
-                                               if vals else 0)
+                vals = by_type[t]
+                out[1 + t] = (none - fits[t] + longest_fit(self._top_after_teardown(p, t), vals, zs)) if vals else none
         return out
 
     def nmax(self, p: int) -> int:
@@ -394,6 +404,7 @@ class State(BaseState):
             if not self.towers[w][t] and not self.game.rebuild:
                 self.blocked[w][t] = True
             obs.write_tower(self, w, t, 1)
+            obs.write_tower_card(self, w, t, len(self.towers[w][t]))  # the cell of the card torn away
             obs.write_rubble(self, w, 16 * t + v)
         self.good = self._fitting_subsets(w)
         self.phase_id = TAKING
@@ -403,26 +414,28 @@ class State(BaseState):
         independent (F23), so a subset fits iff its part of each type fits: the subsets are the unions
         of one fitting part per type (possibly empty) with N slots in all."""
         display, k, n = self.display, self.k, self.take_n
-        cards: list[list[tuple[int, int]]] = [[] for _ in range(NUM_TYPES)]
+        slots: list[list[int]] = [[] for _ in range(NUM_TYPES)]
         for s in range(k):
-            cards[display[s] >> 4].append((s, display[s] & 15))
+            slots[display[s] >> 4].append(s)
         unions = [0]
-        for t, typed in enumerate(cards):
+        for t, typed in enumerate(slots):
             if len(typed) == 1:  # the common case, without the cache
-                slot, value = typed[0]
-                if can_place(self.top(w, t), value, self.game.zero_starts):
+                slot = typed[0]
+                if can_place(self.top(w, t), display[slot] & 15, self.game.zero_starts):
                     unions += [u | 1 << slot for u in unions if u.bit_count() < n]
             elif typed:
-                parts = fitting_parts(self.top(w, t), tuple(typed), self.game.zero_starts)
+                spread = slot_masks(tuple(typed))  # fitting_parts gives bitmasks over typed's positions
+                values = tuple([display[s] & 15 for s in typed])
+                parts = [spread[m] for m in fitting_parts(self.top(w, t), values, self.game.zero_starts)]
                 unions += [u | part for u in unions for part in parts if (u | part).bit_count() <= n]
         return [u for u in unions if u.bit_count() == n]
 
     def _take(self, s: int) -> None:
         """F16."""
-        obs.write_slot(self, s, 0)
+        obs.write_status(self, s, 0)
         self.taken |= 1 << s
         self.status[s] = TAKEN
-        obs.write_slot(self, s, 1)
+        obs.write_status(self, s, 1)
         self.good = [m for m in self.good if m >> s & 1]
         if self.taken.bit_count() == self.take_n:
             self.phase_id = PLACING
@@ -431,13 +444,14 @@ class State(BaseState):
         """F17: the card goes on its type's tower (or starts it)."""
         kind = self.display[s]
         t = kind >> 4
-        obs.write_slot(self, s, 0)
+        obs.write_status(self, s, 0)
         obs.write_tower(self, w, t, 0)
         self.towers[w][t].append(kind & 15)
         self.status[s] = PLACED
         self.placed |= 1 << s
-        obs.write_slot(self, s, 1)
+        obs.write_status(self, s, 1)
         obs.write_tower(self, w, t, 1)
+        obs.write_tower_card(self, w, t, len(self.towers[w][t]) - 1)
         if self.placed == self.taken:
             self._cleanup()
 

@@ -79,8 +79,13 @@ def build_layouts(game: Game) -> None:
         "pile (F31)", 0, 1)])
     game.first_copy = first_copies(game.multiplicity)
     game.obs_index = game.layout.seat_rotations(SEAT_FIELDS, n)
-    game.off = {f.name: f.start for f in game.layout}
+    game.off = off = {f.name: f.start for f in game.layout}
     game.round_fields_end = game.layout["teardown"].stop
+    # write_tower's cells per (seat, type), found once: it runs at every placement and tear-down
+    game.tower_cells = [[(off["tower_exists"] + i, off["tower_height"] + i, off["tower_top"] + 16 * i,
+                          off["tower_below"] + 16 * i, off["tower_sealed"] + i, off["tower_blocked"] + i,
+                          off["tower_cards"] + game.per_type * i)
+                         for i in range(p * NUM_TYPES, (p + 1) * NUM_TYPES)] for p in range(n)]
 
 
 # ===================================================================== reads
@@ -90,6 +95,8 @@ def reset(state: State) -> None:
     for p in range(state.game.num_players):
         for t in range(NUM_TYPES):
             write_tower(state, p, t, 1)
+            for j in range(len(state.towers[p][t])):
+                write_tower_card(state, p, t, j)
         for kind in state.rubble[p]:
             write_rubble(state, p, kind)
     write_cards(state)
@@ -107,26 +114,31 @@ def global_state(state: State) -> np.ndarray:
 
 # ===================================================================== writers
 def write_tower(state: State, p: int, t: int, on: int) -> None:
-    """Tower fields of (p, t), plus p's rubble size and score, which change with it."""
+    """Tower facts of (p, t) but its cards (``write_tower_card``), plus p's rubble size and score, which change
+    with it. The values (height, rubble, score) are only written with ``on=1``, after the change."""
     g, x = state.game, state._x
-    o = g.off
+    exists, height, top, below, sealed, blocked, _ = g.tower_cells[p][t]
     tower = state.towers[p][t]
-    i = p * NUM_TYPES + t
     if tower:
-        x[o["tower_exists"] + i] = on
-        x[o["tower_height"] + i] = on and len(tower) / g.per_type
-        x[o["tower_top"] + 16 * i + tower[-1]] = on
+        x[exists] = on
+        x[top + tower[-1]] = on
         if len(tower) > 1:
-            x[o["tower_below"] + 16 * i + tower[-2]] = on
+            x[below + tower[-2]] = on
         if tower[-1] == 0:
-            x[o["tower_sealed"] + i] = on
+            x[sealed] = on
     elif state.blocked[p][t]:
-        x[o["tower_blocked"] + i] = on
-    cards = o["tower_cards"] + g.per_type * i
-    for j, v in enumerate(tower):
-        x[cards + j] = on and (v + 1) / 16
-    x[o["rubble"] + p] = on and len(state.rubble[p]) / 10
-    x[o["score"] + p] = on and state.score(p) / 100
+        x[blocked] = on
+    if on:
+        x[height] = len(tower) / g.per_type
+        x[g.off["rubble"] + p] = len(state.rubble[p]) / 10
+        x[g.off["score"] + p] = state.score(p) / 100
+
+
+def write_tower_card(state: State, p: int, t: int, j: int) -> None:
+    """Card j from the bottom of (p, t)'s tower, 0 above the top: a placement or a tear-down changes only the
+    top card, so only its cell is written."""
+    tower = state.towers[p][t]
+    state._x[state.game.tower_cells[p][t][6] + j] = (tower[j] + 1) / 16 if j < len(tower) else 0
 
 
 def write_rubble(state: State, p: int, kind: int) -> None:
@@ -187,7 +199,12 @@ def write_slot(state: State, s: int, on: int) -> None:
     o, kind, x = state.game.off, state.display[s], state._x
     x[o["display_type"] + 5 * s + (kind >> 4)] = on
     x[o["display_value"] + 16 * s + (kind & 15)] = on
-    x[o["display_status"] + 3 * s + state.status[s]] = on
+    write_status(state, s, on)
+
+
+def write_status(state: State, s: int, on: int) -> None:
+    """Slot s's status alone: a take or a placement leaves its card's type and value as they are."""
+    state._x[state.game.off["display_status"] + 3 * s + state.status[s]] = on
 
 
 def write_bid(state: State, p: int, on: int) -> None:
