@@ -46,6 +46,28 @@ def test_the_losses_inputs_are_sb3s_over_the_legal_actions():
     assert ours[1][0] == 0 and ours[2][0] == 0  # a forced decision: probability 1, no entropy
 
 
+def test_the_rollouts_draw_legal_actions_from_sb3s_distribution():
+    p = policy(0)
+    obs, _, masks = batch()
+    masks = masks.numpy().astype(bool)  # as SB3's rollout hands them
+    with torch.no_grad():
+        ours = p(obs, deterministic=True, action_masks=masks)
+        theirs = MaskableActorCriticPolicy.forward(p, obs, deterministic=True, action_masks=masks)
+        for a, b in zip(ours, theirs, strict=True):  # actions, values, log-probabilities
+            torch.testing.assert_close(a.float(), b.float(), atol=1e-5, rtol=1e-5)
+        p.action_net.weight.mul_(40)  # clear preferences: a near-uniform policy would hide a wrong draw
+        p.action_net.bias.copy_(torch.arange(ACTIONS) / 2)
+        draws, row = 10000, 3
+        torch.manual_seed(1)
+        actions, _, log_p = p(obs[row:row + 1].repeat(draws, 1), action_masks=np.repeat(masks[row:row + 1], draws, 0))
+        probabilities = torch.zeros(ACTIONS).scatter_(0, actions, log_p.exp()).numpy()  # each drawn action's
+    assert masks[row].sum() > 2  # a decision worth drawing from
+    counts = np.bincount(actions.numpy(), minlength=ACTIONS)
+    assert not counts[~masks[row]].any()  # never an illegal action
+    assert abs(probabilities.sum() - 1) < 1e-3  # every legal action with any weight was drawn
+    np.testing.assert_allclose(counts / draws, probabilities, atol=4 * np.sqrt(0.25 / draws))
+
+
 def test_the_anchor_adds_its_weight_times_the_kl_to_the_gradient_and_nothing_to_the_loss():
     p, anchor = policy(0), policy(1)
     obs, actions, masks = batch()

@@ -49,16 +49,31 @@ class TabletopPolicy(MaskableActorCriticPolicy):
         anchor.requires_grad_(False)
         object.__setattr__(self, "anchor", anchor.eval())
 
+    def _log_p(self, obs: torch.Tensor, action_masks: Any,
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The features, the masks, the masked log-probabilities of every action and the values."""
+        features = self.extract_features(obs)
+        latent_pi, latent_vf = self.mlp_extractor(features)
+        masks = (torch.ones(len(features), int(self.action_space.n), dtype=torch.bool, device=features.device)
+                 if action_masks is None else torch.as_tensor(action_masks, device=features.device).bool())
+        log_p = torch.log_softmax(self.action_net(latent_pi).masked_fill(~masks, ILLEGAL), dim=-1)
+        return features, masks, log_p, self.value_net(latent_vf)
+
+    def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks: Any = None,
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Actions, values and the actions' log-probabilities for the rollouts, as SB3's, drawn from the masked
+        logits by the Gumbel-max trick instead of SB3's masked distribution and torch's multinomial (slower)."""
+        _, _, log_p, values = self._log_p(obs, action_masks)
+        if deterministic:
+            actions = log_p.argmax(-1)
+        else:  # the argmax of log p − log E, E ~ Exp(1), is a draw from p (an illegal action's −1e8 never wins)
+            actions = (log_p - torch.empty_like(log_p).exponential_().log()).argmax(-1)
+        return actions, values, log_p.gather(1, actions.view(-1, 1)).squeeze(1)
+
     def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | None = None,
                          ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Values, log-probabilities of ``actions`` and entropies, as SB3's, over the legal actions only."""
-        features = self.extract_features(obs)
-        latent_pi, latent_vf = self.mlp_extractor(features)
-        if action_masks is None:
-            masks = torch.ones(len(obs), int(self.action_space.n), dtype=torch.bool, device=features.device)
-        else:
-            masks = torch.as_tensor(action_masks, device=features.device).bool()
-        log_p = torch.log_softmax(self.action_net(latent_pi).masked_fill(~masks, ILLEGAL), dim=-1)
+        features, masks, log_p, values = self._log_p(obs, action_masks)
         p = log_p.exp()
         entropy = -torch.where(masks, p * log_p, 0.0).sum(-1)
         if self.anchor is not None and self.anchor_weight > 0:
@@ -69,4 +84,4 @@ class TabletopPolicy(MaskableActorCriticPolicy):
             # SB3's loss is ... - ent_coef × mean(entropy): a term worth 0 there whose gradient is that of
             # anchor_weight × mean(KL), so that the logged entropy stays the entropy.
             entropy = entropy - self.anchor_weight / self.ent_coef * (kl - kl.detach())
-        return self.value_net(latent_vf), log_p.gather(1, actions.long().view(-1, 1)).squeeze(1), entropy
+        return values, log_p.gather(1, actions.long().view(-1, 1)).squeeze(1), entropy
