@@ -234,15 +234,10 @@ class State(BaseState):
     def _nmax_options(self, p: int) -> list[int]:
         """F24: the largest fitting take for option NONE and for each TEAR t (−1 if t ∉ TD(p), F22)."""
         zs, by_type = self.game.zero_starts, self._by_type
-        towers, blocked = self.towers[p], self.blocked[p]
-        fits = [0] * NUM_TYPES
-        for t, vals in enumerate(by_type):
-            if vals:  # top() written out: every reveal asks this of every seat
-                tower = towers[t]
-                fits[t] = longest_fit(tower[-1] if tower else (BLOCKED if blocked[t] else NO_TOWER), vals, zs)
+        fits = [longest_fit(self.top(p, t), vals, zs) if vals else 0 for t, vals in enumerate(by_type)]
         none = sum(fits)
         out = [none, -1, -1, -1, -1, -1]
-        for t, tower in enumerate(towers):
+        for t, tower in enumerate(self.towers[p]):
             if tower and tower[-1] != 0:
                 vals = by_type[t]
                 out[1 + t] = (none - fits[t] + longest_fit(self._top_after_teardown(p, t), vals, zs)) if vals else none

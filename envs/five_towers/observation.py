@@ -138,7 +138,8 @@ def write_tower_card(state: State, p: int, t: int, j: int) -> None:
     """Card j from the bottom of (p, t)'s tower, 0 above the top: a placement or a tear-down changes only the
     top card, so only its cell is written."""
     tower = state.towers[p][t]
-    state._x[state.game.tower_cells[p][t][6] + j] = (tower[j] + 1) / 16 if j < len(tower) else 0
+    *_, cards = state.game.tower_cells[p][t]
+    state._x[cards + j] = (tower[j] + 1) / 16 if j < len(tower) else 0
 
 
 def write_rubble(state: State, p: int, kind: int) -> None:
