@@ -105,6 +105,15 @@ class Game(ABC):
     """Chance outcomes (``chance=``) are ints below this (the card kinds of the piles drawn from, the range of every
     :meth:`State._random_int`); 0 when the options leave nothing to chance."""
 
+    def relabellings(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The game's symmetries as index tables, or None where it declares none: ``(obs_take, action_take)`` of
+        shapes (R, ``layout.size``) and (R, ``num_actions``), one row per relabelling of interchangeable labels
+        (Lost Cities: its colours), the identity first. If ``obs`` and ``mask`` are a seat's view of a position,
+        ``obs[obs_take[r]]`` and ``mask[action_take[r]]`` are its view of the relabelled position, where action
+        j is the relabelling of action ``action_take[r, j]``. Training may use them to see more positions than
+        were played (``warm_start.relabel``)."""
+        return None
+
     def new_initial_state(self, seed: int | None = None, chance: Sequence[int] | None = None) -> State:
         """A fresh game; ``seed=None`` draws entropy from the OS (not reproducible). With ``chance``, the setup's
         random events (who starts, the deal) take these outcomes in order instead of the generator's (see

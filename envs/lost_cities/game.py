@@ -79,6 +79,10 @@ class Game(BaseGame):
         self.num_chance_outcomes = K  # chance outcomes: the kind drawn (deal, draw pile), who starts (0, 1)
         obs.build_layouts(self)
 
+    def relabellings(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every permutation of the colours (L2: they follow the same rules): 120 or 720 rows."""
+        return obs.colour_relabellings(self)
+
 
 class State(BaseState):
     """A Lost Cities position; see the module docstring for the action layout."""

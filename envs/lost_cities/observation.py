@@ -13,6 +13,7 @@ the context stale and a read rewrites it once. ``observation(p)`` is ``_x.take(o
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -125,6 +126,28 @@ def build_layouts(game: Game) -> None:
     # draw_order's entries are filled by card_depths after the gather: any index will do there
     game.state_index = np.concatenate((head, np.zeros(game.deck_size, int), tail))
     game.first_copy = first_copies(game.multiplicity)
+
+
+def colour_relabellings(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """``Game.relabellings`` for the colours: new colour c shows old colour ``perm[c]``, for every permutation
+    (``itertools.permutations``' order, the identity first). Fields of K kinds map kind 10c + r to 10 perm[c] + r,
+    the discard piles' slots move by rows, ``forbidden`` by its colours; the scalars stay."""
+    C, K = game.n_colours, game.num_kinds
+    obs_take, action_take = [], []
+    for perm in itertools.permutations(range(C)):
+        kinds = (10 * np.array(perm)[:, None] + np.arange(10)).ravel()
+        index = np.arange(game.layout.size)
+        for field in game.layout:
+            start = field.start
+            if field.shape == (K,):
+                index[field.slice] = start + kinds
+            elif field.name == "discard_order":
+                index[field.slice] = (start + np.array(perm)[:, None] * MAX_PILE + np.arange(MAX_PILE)).ravel()
+            elif field.name == "forbidden":
+                index[start + 1:field.stop] = start + 1 + np.array(perm)
+        obs_take.append(index)
+        action_take.append(np.concatenate((kinds, K + kinds, [2 * K], 2 * K + 1 + np.array(perm))))
+    return np.array(obs_take), np.array(action_take)
 
 
 # ===================================================================== reads

@@ -87,6 +87,7 @@ class WarmStart:
     epochs: int = 5
     batch_size: int = 256
     learning_rate: float = 1e-3
+    relabel: bool = False  # each decision under a random symmetry of the game (Game.relabellings: LC's colours)
 
 
 @dataclass

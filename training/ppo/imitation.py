@@ -15,7 +15,8 @@ from .network import masked_logits, values
 
 def fit(net: torch.nn.Module, data: dict[str, Any], epochs: int, batch_size: int, learning_rate: float,
         generator: torch.Generator, vf_coef: float | None = None, decay: bool = False,
-        after_epoch: Callable[[int], None] | None = None) -> None:
+        after_epoch: Callable[[int], None] | None = None,
+        relabellings: tuple[np.ndarray, np.ndarray] | None = None) -> None:
     """Train ``net`` (a module with SB3's names, :mod:`.network`) in place on ``data``: ``obs`` (rows that a numpy
     index array selects: an array or ``SparseRows``), ``masks``, ``actions`` and, with ``vf_coef``, ``rewards``.
 
@@ -23,19 +24,27 @@ def fit(net: torch.nn.Module, data: dict[str, Any], epochs: int, batch_size: int
     decaying linearly to 0 over the fit). The loss is the cross-entropy of the actions plus, with ``vf_coef``,
     that weight times the critic's squared error on the rewards (rows whose reward is NaN, an outcome not
     recorded, are left out of it); without, the critic is left as it is.
-    ``after_epoch(epoch)`` is called after each pass."""
+    ``after_epoch(epoch)`` is called after each pass. With ``relabellings`` (``Game.relabellings()``), every
+    decision of a batch is seen under one of them drawn at random: its observation, mask and action relabelled
+    alike (the outcome is the same)."""
     tensors = {k: torch.as_tensor(v) for k, v in data.items() if k in ("masks", "actions", "rewards")}
     n = len(tensors["actions"])
     # parameters without a gradient stay as they are; the fused kernel: the same steps, several times faster
     optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate, fused=True)
     steps = max(1, epochs * -(-n // batch_size))
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda i: 1 - i / steps) if decay else None
+    if relabellings is not None:
+        obs_take, action_take = (torch.as_tensor(t) for t in relabellings)
+        action_to = action_take.argsort(1)  # action a is action_to[r, a] in relabelling r
     net.train(True)
     for epoch in range(epochs):
         for batch in torch.randperm(n, generator=generator).split(batch_size):
             obs = torch.as_tensor(data["obs"][batch.numpy()])
-            loss = torch.nn.functional.cross_entropy(masked_logits(net, obs, tensors["masks"][batch]),
-                                                     tensors["actions"][batch])
+            masks, actions = tensors["masks"][batch], tensors["actions"][batch]
+            if relabellings is not None:
+                r = torch.randint(len(obs_take), (len(batch),), generator=generator)
+                obs, masks, actions = obs.gather(1, obs_take[r]), masks.gather(1, action_take[r]), action_to[r, actions]
+            loss = torch.nn.functional.cross_entropy(masked_logits(net, obs, masks), actions)
             if vf_coef is not None:
                 known = ~torch.isnan(tensors["rewards"][batch])
                 if known.any():

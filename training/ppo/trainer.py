@@ -103,6 +103,9 @@ class Trainer:
         except RuntimeError as error:
             raise ValueError(f"device={c.device!r} is not a torch device ({error})") from None
         self.game = envs.make(c.game, wrapped=False, **c.game_options).game  # bad options fail here
+        if c.warm_start.relabel and self.game.relabellings() is None:
+            raise ValueError(f"warm_start.relabel: {c.game} declares no symmetries to relabel by "
+                             "(Game.relabellings); set it to false")
         for spec in dict.fromkeys(c.eval.opponents + [c.warm_start.teacher]):
             if spec == SELF:
                 raise ValueError(f"'{SELF}' is an opponent for training only (opponents.mix), not for eval or "
@@ -176,8 +179,10 @@ class Trainer:
         data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward, c.outcome_reward,
                              workers=w.workers or os.cpu_count() or 1, progress=c.progress_bar,
                              random_seats=w.random_seats, skip_forced=c.skip_forced, outcome=c.outcome)
-        fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed)
+        fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed,
+                      self.game.relabellings() if w.relabel else None)
         mixed = f", {w.random_seats:.0%} of the seats random" if w.random_seats else ""
+        mixed += ", relabelled" if w.relabel else ""
         self.warm_start_facts = (f"Warm start: imitated `{w.teacher}` on {fit['decisions']:,} decisions "
                                  f"({w.games} games{mixed}, {w.epochs} epoch{'s' * (w.epochs != 1)}, "
                                  f"{(time.monotonic() - began) / 60:.1f} min); "
