@@ -56,3 +56,56 @@ def test_relabellings_are_declared_or_none():
     for name in list_games():
         tables = game_class(name)().relabellings()
         assert (tables is not None) == (name == "lost_cities")
+
+
+def test_the_imitation_sees_each_decision_relabelled_alike(monkeypatch):
+    """``warm_start.relabel``'s fit: every batch row's observation, mask and action go through one relabelling. In a
+    card step a legal PLAY is a kind in the hand, and the teacher's action is legal, under any relabelling."""
+    import torch
+
+    from tabletop_rl.training.ppo import imitation
+    from tabletop_rl.training.ppo.warm_start import teacher_games
+
+    game = Game()
+    data = teacher_games("lost_cities", {}, "heuristic", 3, seed=0)
+    seen = []
+
+    class Rows:  # the observations, remembering which rows each batch read
+        def __init__(self, rows):
+            self.rows, self.read = rows, []
+
+        def __getitem__(self, index):
+            self.read.append(index)
+            return self.rows[index]
+
+    data["obs"] = Rows(data["obs"])
+
+    def recording(net, obs, masks):
+        seen.append((obs.clone(), masks.clone()))
+        return torch.where(masks, net.weight.sum(), -torch.inf)  # only the legal actions count
+
+    monkeypatch.setattr(imitation, "masked_logits", recording)
+    entropy = torch.nn.functional.cross_entropy
+    monkeypatch.setattr(torch.nn.functional, "cross_entropy",
+                        lambda logits, actions: seen.append(actions.clone()) or entropy(logits, actions))
+    net = torch.nn.Linear(1, 1)
+    imitation.fit(net, data, 1, 64, 1e-3, torch.Generator().manual_seed(0), relabellings=game.relabellings())
+    K, hand = game.num_kinds, game.layout["hand"].slice
+    moved = 0
+    for (obs, masks), actions, index in zip(seen[0::2], seen[1::2], data["obs"].read, strict=True):
+        assert masks[torch.arange(len(actions)), actions].all()
+        card_step = masks[:, :K].any(1)
+        assert (masks[card_step, :K] <= (obs[card_step, hand] > 0)).all()
+        moved += int((obs != torch.as_tensor(data["obs"].rows[index])).any(1).sum())
+    assert moved > len(data["actions"]) / 2  # the identity is one relabelling in 120
+
+
+def test_relabel_is_refused_where_a_game_declares_no_symmetries(tmp_path):
+    from test_training import tiny_config
+
+    from tabletop_rl.training import train
+    from tabletop_rl.training.ppo.config import load_config
+
+    args = tiny_config(tmp_path, "torres", warm_start={"teacher": "heuristic", "games": 2, "relabel": True})
+    with pytest.raises(ValueError, match="warm_start.relabel: torres declares no symmetries"):
+        train.Trainer(load_config(args[1]))
