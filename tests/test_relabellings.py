@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from tabletop_rl.envs.lost_cities.game import Game, State
 from tabletop_rl.envs.core.registry import game_class, list_games
+from tabletop_rl.envs.lost_cities.game import Game, State
 
 
 def permuted(state: State, perm: np.ndarray) -> State:
