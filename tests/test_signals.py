@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from tabletop_rl.envs.core.files import atomic_write
-from tabletop_rl.training.runtime.processes import SIGNALS
+from tests.process_helpers import default_signals
 from tests.test_training import tiny_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,10 +50,6 @@ def stop(tmp_path: Path, command: list[str], processes: int, signum: int, group:
     """Start ``python <command>`` in ``tmp_path``; once it has ``processes`` descendants (resource tracker,
     forkserver and workers) and is ``ready``, send it ``signum``; its exit code and stderr once it and every
     descendant ended."""
-    def default_signals() -> None:  # as from an interactive shell, even under nohup or in a background job
-        for s in SIGNALS:
-            signal.signal(s, signal.SIG_DFL)
-
     with open(tmp_path / "stderr", "w") as err:
         process = subprocess.Popen([sys.executable, *command], cwd=tmp_path, stdout=subprocess.DEVNULL,
                                    stderr=err, env={**os.environ, "PYTHONPATH": str(ROOT)},

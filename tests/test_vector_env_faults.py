@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from tabletop_rl import env_id
+from tests.process_helpers import default_signals
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")
@@ -85,7 +86,7 @@ def test_a_script_with_a_live_env_exits_within_seconds_and_leaves_no_process(tmp
     (tmp_path / "script.py").write_text(SCRIPT)
     process = subprocess.Popen([sys.executable, "script.py", "loop" if how == "ctrl-c" else how], cwd=tmp_path,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+                               env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=default_signals)
     try:
         assert process.stdout.readline() == "ready\n", process.stderr.read()
         started = time.monotonic()
