@@ -229,6 +229,24 @@ def test_teacher_games_with_random_seats_record_the_teachers_moves_only(tmp_path
     assert len(data["actions"]) < 0.6 * len(alone["actions"])  # about one seat in three recorded
 
 
+def test_dagger_games_record_the_teachers_answers_to_the_moves_the_student_plays(tmp_path):
+    """The teacher (the lowest legal action) labels the student's decisions; the student's moves are the ones
+    played: two students give two sets of games under the same seed, labelled the same way."""
+    game = envs.make("lost_cities", wrapped=False).game
+    students = [load_policy(random_policy_file(tmp_path / f"s{k}.safetensors", game, seed=k)) for k in (4, 5)]
+    teacher = "tests.custom_agents:first"
+    labelled = [teacher_games("lost_cities", {}, teacher, games=6, seed=1, student=(s.weights, s.info), stream=2)
+                for s in students]
+    for data in labelled:
+        np.testing.assert_array_equal(data["actions"], data["masks"].argmax(axis=1))  # the teacher's answers
+        assert len(data["actions"]) > 6 * 30 and set(np.abs(data["rewards"])) == {1.0}
+    rows = np.arange(20)
+    assert not np.array_equal(labelled[0]["obs"][rows], labelled[1]["obs"][rows])
+    again = teacher_games("lost_cities", {}, teacher, games=6, seed=1, student=(students[0].weights,
+                                                                                students[0].info), stream=2)
+    np.testing.assert_array_equal(again["actions"], labelled[0]["actions"])
+
+
 def test_teacher_games_that_skip_forced_decisions_record_only_the_real_ones():
     every = teacher_games("five_towers", {"num_players": 2}, "heuristic", games=4, seed=2)
     real = teacher_games("five_towers", {"num_players": 2}, "heuristic", games=4, seed=2, skip_forced=True)
@@ -403,12 +421,13 @@ def files_in(folder: Path) -> dict[Path, bytes]:
     (["--set", 'name="a\\0b"'], "error: bad config: name must be a folder name, without '/' or NUL (got 'a\\x00b')"),
     (["--set", "warm_start.random_seats=1"], "error: bad config: warm_start.random_seats must be >= 0 and < 1 "
                                              "(got 1.0)"),
+    (["--set", "warm_start.dagger_rounds=-1"], "error: bad config: warm_start.dagger_rounds must be >= 0 (got -1)"),
     (["--config", "NOT_UTF8"], "error: NOT_UTF8 is not UTF-8 text (byte 0xe9 at offset 27)"),
     (["--config", "NOT_YAML"], "error: NOT_YAML is not valid YAML: mapping values are not allowed here (line 1, "
                                "column 11)"),
     (["--config", "MISSING"], "python -m tabletop_rl.training.train: error: no such file: MISSING"),
 ], ids=["yaml", "empty mix", "zero mix", "runs_dir file", "runs_dir below file", "runs_dir too long", "name too long",
-        "name NUL", "random seats", "utf8", "yaml file", "missing file"])
+        "name NUL", "random seats", "dagger rounds", "utf8", "yaml file", "missing file"])
 def test_train_refuses_a_bad_config_in_one_line_before_writing_anything(tmp_path, capsys, bad, message):
     args = tiny_config(tmp_path, "lost_cities")
     files = {"FILE": tmp_path / "file", "NOT_UTF8": tmp_path / "latin1.yaml", "NOT_YAML": tmp_path / "bad.yaml",

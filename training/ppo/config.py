@@ -88,6 +88,10 @@ class WarmStart:
     batch_size: int = 256
     learning_rate: float = 1e-3
     relabel: bool = False  # each decision under a random symmetry of the game (Game.relabellings: LC's colours)
+    # DAgger after the imitation: each round, the imitation plays one seat of dagger_games games against the teacher,
+    # the teacher's answers to its decisions join the data, and all of them are fitted once more (one pass)
+    dagger_rounds: int = 0
+    dagger_games: int = 4000
 
 
 @dataclass
@@ -303,7 +307,8 @@ def _check_values(c: Config) -> None:
                 "eval.games": c.eval.games, "eval.final_games": c.eval.final_games,
                 "warm_start.games": c.warm_start.games, "warm_start.epochs": c.warm_start.epochs,
                 "warm_start.batch_size": c.warm_start.batch_size,
-                "warm_start.learning_rate": c.warm_start.learning_rate, "anchor.games": c.anchor.games}
+                "warm_start.learning_rate": c.warm_start.learning_rate,
+                "warm_start.dagger_games": c.warm_start.dagger_games, "anchor.games": c.anchor.games}
     problems += [f"{k} must be > 0 (got {v})" for k, v in positive.items() if v <= 0]
     problems += network_problems(c.network)
     if c.opponents.pool_size > MAX_POOL:  # a checkpoint holds the pool: its reader refuses more
@@ -313,7 +318,8 @@ def _check_values(c: Config) -> None:
     except ValueError as error:
         problems.append(str(error))
     non_negative = {"eval.every": c.eval.every, "ppo.ent_coef": c.ppo.ent_coef, "ppo.vf_coef": c.ppo.vf_coef,
-                    "margin_reward": c.margin_reward, "outcome_reward": c.outcome_reward, "anchor.kl": c.anchor.kl}
+                    "margin_reward": c.margin_reward, "outcome_reward": c.outcome_reward, "anchor.kl": c.anchor.kl,
+                    "warm_start.dagger_rounds": c.warm_start.dagger_rounds}
     problems += [f"{k} must be >= 0 (got {v})" for k, v in non_negative.items() if v < 0]
     if c.outcome not in OUTCOMES:
         problems.append(f"outcome must be one of {OUTCOMES} (got {c.outcome!r})")

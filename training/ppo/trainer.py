@@ -39,6 +39,7 @@ from .config import Config
 from .network import limit_threads, load_weights, weights_of
 from .report import describe, summarise, write_report
 from .sb3_policy import TabletopPolicy
+from .sparse_rows import SparseRows
 from .vec_env import SB3SeatVecEnv
 from .warm_start import imitate, teacher_games
 
@@ -179,10 +180,22 @@ class Trainer:
         data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward, c.outcome_reward,
                              workers=w.workers or os.cpu_count() or 1, progress=c.progress_bar,
                              random_seats=w.random_seats, skip_forced=c.skip_forced, outcome=c.outcome)
-        fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed,
-                      self.game.relabellings() if w.relabel else None)
+        relabellings = self.game.relabellings() if w.relabel else None
+        fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed, relabellings)
+        for r in range(w.dagger_rounds):  # the imitation plays, the teacher answers, everything is fitted again
+            say(f"warm start: DAgger round {r + 1} of {w.dagger_rounds}, {w.dagger_games} games ...", None)
+            labelled = teacher_games(c.game, c.game_options, w.teacher, w.dagger_games, c.seed, c.margin_reward,
+                                     c.outcome_reward, workers=w.workers or os.cpu_count() or 1,
+                                     progress=c.progress_bar, skip_forced=c.skip_forced, outcome=c.outcome,
+                                     student=(weights_of(model.policy), self.info(0)), stream=2 + r)
+            data = {k: SparseRows.join([data[k], labelled[k]]) if k == "obs" else np.concatenate([data[k], labelled[k]])
+                    for k in data}
+            fit = imitate(model.policy, data, 1, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed + 1 + r,
+                          relabellings)
         mixed = f", {w.random_seats:.0%} of the seats random" if w.random_seats else ""
         mixed += ", relabelled" if w.relabel else ""
+        mixed += f", then {w.dagger_rounds} DAgger round{'s' * (w.dagger_rounds != 1)} of {w.dagger_games} games" \
+            if w.dagger_rounds else ""
         self.warm_start_facts = (f"Warm start: imitated `{w.teacher}` on {fit['decisions']:,} decisions "
                                  f"({w.games} games{mixed}, {w.epochs} epoch{'s' * (w.epochs != 1)}, "
                                  f"{(time.monotonic() - began) / 60:.1f} min); "
