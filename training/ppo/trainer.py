@@ -39,9 +39,8 @@ from .config import Config
 from .network import limit_threads, load_weights, weights_of
 from .report import describe, summarise, write_report
 from .sb3_policy import TabletopPolicy
-from .sparse_rows import SparseRows
 from .vec_env import SB3SeatVecEnv
-from .warm_start import imitate, teacher_games
+from .warm_start import imitate, joined, teacher_games
 
 EVAL_SEED_TAG = 7919  # evaluation deals derive from (seed, tag): never the training deals
 ANCHOR_FILE = "anchor.safetensors"  # in the run folder: the policy PPO started from, for anchor.kl
@@ -177,19 +176,18 @@ class Trainer:
         c, w = self.config, self.config.warm_start
         began = time.monotonic()
         say(f"warm start: imitating {w.teacher} in {w.games} games ...", None)
-        data = teacher_games(c.game, c.game_options, w.teacher, w.games, c.seed, c.margin_reward, c.outcome_reward,
-                             workers=w.workers or os.cpu_count() or 1, progress=c.progress_bar,
-                             random_seats=w.random_seats, skip_forced=c.skip_forced, outcome=c.outcome)
+
+        def play(games: int, **kwargs: Any) -> dict[str, Any]:
+            return teacher_games(c.game, c.game_options, w.teacher, games, c.seed, c.margin_reward, c.outcome_reward,
+                                 workers=w.workers or os.cpu_count() or 1, progress=c.progress_bar,
+                                 skip_forced=c.skip_forced, outcome=c.outcome, **kwargs)
+
+        data = play(w.games, random_seats=w.random_seats)
         relabellings = self.game.relabellings() if w.relabel else None
         fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed, relabellings)
         for r in range(w.dagger_rounds):  # the imitation plays, the teacher answers, everything is fitted again
             say(f"warm start: DAgger round {r + 1} of {w.dagger_rounds}, {w.dagger_games} games ...", None)
-            labelled = teacher_games(c.game, c.game_options, w.teacher, w.dagger_games, c.seed, c.margin_reward,
-                                     c.outcome_reward, workers=w.workers or os.cpu_count() or 1,
-                                     progress=c.progress_bar, skip_forced=c.skip_forced, outcome=c.outcome,
-                                     student=(weights_of(model.policy), self.info(0)), stream=2 + r)
-            data = {k: SparseRows.join([data[k], labelled[k]]) if k == "obs" else np.concatenate([data[k], labelled[k]])
-                    for k in data}
+            data = joined([data, play(w.dagger_games, student=(weights_of(model.policy), self.info(0)), stream=2 + r)])
             fit = imitate(model.policy, data, 1, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed + 1 + r,
                           relabellings)
         mixed = f", {w.random_seats:.0%} of the seats random" if w.random_seats else ""

@@ -54,9 +54,13 @@ def teacher_games(game: str, game_options: dict, teacher: str, games: int, seed:
         for task, part in zip(tasks, parallel_map(_play_chunk, tasks, workers), strict=True):
             parts.append(part)
             bar.update(task[3])
-    data = {k: np.concatenate([part[k] for part in parts]) for k in parts[0] if k != "obs"}
-    data["obs"] = SparseRows.join([part["obs"] for part in parts])
-    return data
+    return joined(parts)
+
+
+def joined(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The decisions of ``parts`` (what :func:`teacher_games` returns) one after the other."""
+    join = {"obs": SparseRows.join}
+    return {k: join.get(k, np.concatenate)([part[k] for part in parts]) for k in parts[0]}
 
 
 def _play_chunk(game: str, game_options: dict, teacher: str, games: int, seed: list[int],
