@@ -416,6 +416,8 @@ OVERSIZED = {  # what the header declares, and the limit the refusal names
                               "parameters, more than the 50,000,000"),
     "17 layers": (network(pi=[4] * 17), None, "17 hidden layers, more than the 16"),
     "a checkpoint's 4 GB pool tensor": (network(), {"pool/0/x": (2**30,)}, "training state .* more than the"),
+    "a checkpoint's 4 GB critic tensor": (network(), {"critic/critic.0.weight": (2**30,)},
+                                         "critic/ tensors declare .* more than"),
 }
 
 
@@ -424,7 +426,7 @@ def test_oversized_files_are_refused_from_their_header_quickly_and_in_little_mem
     read (old loaders read 8.5 GB for the issue's file, in a minute or two)."""
     paths = [sparse_file(tmp_path / f"{i}.safetensors", PolicyInfo("lost_cities", {}, net, 433, 106), extra)
              for i, (net, extra, _) in enumerate(OVERSIZED.values())]
-    assert all(paths[i].stat().st_size > 4 * MAX_PARAMETERS for i in (0, 1, 3))  # they declare that much
+    assert all(paths[i].stat().st_size > 4 * MAX_PARAMETERS for i in (0, 1, 3, 4))  # they declare that much
     # in a fresh process: its peak memory says what loading allocated
     code = ("import json, resource, sys, time\n"
             "from tabletop_rl.training.runtime.policy import PolicyFileError, load_policy\n"
@@ -468,6 +470,15 @@ def test_the_writer_refuses_what_the_reader_would(tmp_path):
     with pytest.raises(ValueError, match="cannot write a policy: its training state .* more than the"):
         policy_file_bytes(weights, info, {**state, **pool})
     path = tmp_path / "checkpoint.safetensors"  # a full pool it writes, and reads back
+    path.write_bytes(policy_file_bytes(weights, info, {**state, **{k: v for k, v in pool.items() if "/64/" not in k}}))
+    assert load_policy(path).info == info
+    # with a global-state critic (its tensors and Adam's moments of them) too
+    critic = {"critic.0.weight": np.zeros((64, info.observation_size + 543), np.float32),
+              "critic.0.bias": np.zeros(64, np.float32)}
+    n = len(weights)
+    state |= {f"critic/{name}": w for name, w in critic.items()}
+    state |= {f"optimizer/{n + i}/{key}": np.zeros_like(w) for i, w in enumerate(critic.values())
+              for key in ("exp_avg", "exp_avg_sq")}
     path.write_bytes(policy_file_bytes(weights, info, {**state, **{k: v for k, v in pool.items() if "/64/" not in k}}))
     assert load_policy(path).info == info
 

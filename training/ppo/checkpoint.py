@@ -27,7 +27,6 @@ from ..runtime.policy import (
     load_policy,
     policy_file_bytes,
 )
-from .network import weights_of
 
 
 # ----------------------------------------------------------------------------- random states
@@ -59,6 +58,7 @@ class Checkpoint:
     policy: MLPPolicy
     optimizer: dict[str, Any]  # torch optimizer state_dict
     pool: list[Weights]
+    critic: Weights  # the global-state critic's tensors under their state_dict names (critic.…), if it has one
     rng: dict[str, Any]
     doc: dict[str, Any]  # the JSON document
 
@@ -76,9 +76,10 @@ def save_checkpoint(folder: Path, step: int, model: Any, info: PolicyInfo, pool:
              for index, state in optimizer["state"].items() for key, value in state.items()}
     for k, weights in enumerate(pool):
         extra.update({f"pool/{k}/{name}": w for name, w in weights.items()})
+    extra.update({f"critic/{name}": w for name, w in model.policy.critic_weights().items()})
     extra["rng/torch"] = np.asarray(rng["torch"], dtype=np.uint8)
     name = f"step_{step:012d}"
-    atomic_write(folder / f"{name}.safetensors", policy_file_bytes(weights_of(model.policy), info, extra))
+    atomic_write(folder / f"{name}.safetensors", policy_file_bytes(model.policy.file_weights(), info, extra))
     doc = {"format": CHECKPOINT_FORMAT, "format_version": format_version(info), "step": step,
            "n_updates": int(model._n_updates), "pool_size": len(pool),
            "optimizer_param_groups": optimizer["param_groups"],
@@ -163,6 +164,7 @@ def read_checkpoint(path: Path) -> Checkpoint:
             extra = {k: f.get_tensor(k) for k in f.keys() if k.startswith(CHECKPOINT_PREFIXES)}
         state: dict[int, dict[str, torch.Tensor]] = {}
         snapshots: dict[int, Weights] = {}
+        critic = {key.partition("/")[2]: value for key, value in extra.items() if key.startswith("critic/")}
         for key, value in extra.items():
             kind, _, rest = key.partition("/")
             index, _, name = rest.partition("/")
@@ -174,7 +176,7 @@ def read_checkpoint(path: Path) -> Checkpoint:
             raise ValueError(f"pool_size is {doc['pool_size']}, its tensors hold {len(snapshots)} snapshots")
         pool = [snapshots[k] for k in range(len(snapshots))]
         params = [i for group in doc["optimizer_param_groups"] for i in group["params"]]
-        if sorted(params) != list(range(len(policy.weights))) or not state.keys() <= set(params):
+        if sorted(params) != list(range(len(policy.weights) + len(critic))) or not state.keys() <= set(params):
             raise ValueError("its optimizer state does not fit its policy")
         shapes = {name: w.shape for name, w in policy.weights.items()}
         if any({name: w.shape for name, w in snapshot.items()} != shapes for snapshot in pool):
@@ -182,7 +184,7 @@ def read_checkpoint(path: Path) -> Checkpoint:
         optimizer = {"state": state, "param_groups": doc["optimizer_param_groups"]}
         rng = {**doc["rng"], "torch": extra["rng/torch"]}
         set_rng_state(rng, random.Random(), np.random.RandomState(), torch.Generator())  # only to check them
-        checkpoint = Checkpoint(doc["step"], policy, optimizer, pool, rng, doc)
+        checkpoint = Checkpoint(doc["step"], policy, optimizer, pool, critic, rng, doc)
     except (OSError, ValueError, KeyError, IndexError, TypeError, OverflowError, RuntimeError, RecursionError
             ) as error:
         raise ValueError(f"checkpoint {path} is incomplete or damaged ({type(error).__name__}: {error})") from None

@@ -114,6 +114,7 @@ class Run:
 
 
 VEC_ENVS = ("auto", "subproc", "dummy", "batched")
+CRITICS = ("observation", "global_state")
 
 
 @dataclass
@@ -129,6 +130,9 @@ class Config(Run):
     outcome_reward: float = 1.0  # the weight of the game's outcome in it (0: the margin alone is the objective)
     outcome: str = "pairwise"  # the outcome: pairwise (seats beaten - seats that beat it, / n - 1) or first_place
     skip_forced: bool = False  # the learner's decisions with one legal action are played for it: the same games
+    # What PPO's critic reads: the learner's observation, or also the global state (env.state(), hidden cards
+    # included) in training only; the actor and the policy file read the observation alone (vec_env: batched)
+    critic: str = "observation"
     # Fine-tune: a fresh run starts from this policy's weights ("pretrained" or a checkpoint / run dir);
     # its network must have the sizes of `network`.
     init_from: str | None = None
@@ -344,6 +348,12 @@ def _check_values(c: Config) -> None:
     if c.num_workers and c.vec_env != "batched":
         problems.append(f"num_workers={c.num_workers} shares the games of vec_env: batched between processes; "
                         f"vec_env is {c.vec_env!r}")
+    if c.critic not in CRITICS:
+        problems.append(f"critic must be one of {CRITICS} (got {c.critic!r})")
+    elif c.critic == "global_state" and c.vec_env != "batched":
+        problems.append(f"critic: global_state reads the states of vec_env: batched; vec_env is {c.vec_env!r}")
+    elif c.critic == "global_state" and c.ppo.ent_coef == 0:  # the value head learns from it through that term
+        problems.append("critic: global_state needs ppo.ent_coef > 0 (e.g. 0.001)")
     if c.vec_env not in VEC_ENVS:
         problems.append(f"vec_env must be one of {VEC_ENVS} (got {c.vec_env!r})")
     if isinstance(c.seat, str) and c.seat != "random":

@@ -36,7 +36,7 @@ from ..runtime.single_seat import SingleSeatEnv
 from ..runtime.vector_env import batched_env
 from .checkpoint import Checkpoint, rng_state, save_checkpoint, set_rng_state
 from .config import Config
-from .network import limit_threads, load_weights, weights_of
+from .network import limit_threads, load_weights
 from .report import describe, summarise, write_report
 from .sb3_policy import TabletopPolicy
 from .vec_env import SB3SeatVecEnv
@@ -120,6 +120,9 @@ class Trainer:
                            "skip_forced": c.skip_forced}
         SingleSeatEnv(**self.env_kwargs)  # the seat and the opponent mix (every agent in it) check out
         self.policy_kwargs = {"network": self.network}
+        if c.critic == "global_state":
+            self.policy_kwargs["critic"] = {"hidden": [*self.network.get("shared", []), *self.network["vf"]],
+                                            "state_size": self.game.state_layout.size}
         self.pool = SnapshotPool(c.opponents.pool_size)
         self.history: list[dict[str, Any]] = []
         self.last = {"snapshot": None, "eval": None, "checkpoint": 0}  # step of the last time each was done
@@ -140,7 +143,7 @@ class Trainer:
         c = self.config
         if c.vec_env == "batched":
             return VecMonitor(SB3SeatVecEnv(batched_env(num_envs=c.num_envs, num_workers=c.num_workers,
-                                                        **self.env_kwargs)))
+                                                        global_state=c.critic == "global_state", **self.env_kwargs)))
         subproc = c.vec_env == "subproc" or (c.vec_env == "auto" and c.num_envs > 1)
         fns = [env_factory(in_worker=subproc, **self.env_kwargs) for _ in range(c.num_envs)]
         if subproc:
@@ -152,12 +155,19 @@ class Trainer:
         ppo = {k: v for k, v in vars(c.ppo).items() if k != "anneal_lr"}
         if c.ppo.anneal_lr:
             ppo["learning_rate"] = LinearSchedule(c.ppo.learning_rate, 0.0, 1.0)
-        return MaskablePPO(TabletopPolicy, venv, seed=c.seed, device=c.device, policy_kwargs=self.policy_kwargs,
-                           tensorboard_log=str(self.run_dir / "tb"), verbose=0, **ppo)
+        model = MaskablePPO(TabletopPolicy, venv, seed=c.seed, device=c.device, policy_kwargs=self.policy_kwargs,
+                            tensorboard_log=str(self.run_dir / "tb"), verbose=0, **ppo)
+        # the KL anchor and the global-state critic's value head enter the loss through the entropy term
+        model.policy.ent_coef, model.policy.distil_weight = c.ppo.ent_coef, c.ppo.vf_coef
+        return model
 
     def resume(self, model: MaskablePPO, venv: VecEnv, checkpoint: Checkpoint) -> None:
         """Put the checkpoint's weights, optimizer, counters, pool and RNG states into a fresh model."""
-        load_weights(model.policy, checkpoint.policy.weights)
+        model.policy.load_file_weights(checkpoint.policy.weights)
+        if model.policy.critic is not None:
+            if not checkpoint.critic:
+                raise ValueError("the checkpoint has no critic/ tensors, but the run's config has critic: global_state")
+            load_weights(model.policy.critic, {k.removeprefix("critic."): w for k, w in checkpoint.critic.items()})
         model.policy.optimizer.load_state_dict(checkpoint.optimizer)
         model.num_timesteps, model._n_updates = checkpoint.step, checkpoint.doc["n_updates"]
         model.ep_info_buffer = deque(checkpoint.doc["episodes"], maxlen=model._stats_window_size)  # for rollout/*
@@ -187,7 +197,8 @@ class Trainer:
         fit = imitate(model.policy, data, w.epochs, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed, relabellings)
         for r in range(w.dagger_rounds):  # the imitation plays, the teacher answers, everything is fitted again
             say(f"warm start: DAgger round {r + 1} of {w.dagger_rounds}, {w.dagger_games} games ...", None)
-            data = joined([data, play(w.dagger_games, student=(weights_of(model.policy), self.info(0)), stream=2 + r)])
+            student = (model.policy.file_weights(), self.info(0))
+            data = joined([data, play(w.dagger_games, student=student, stream=2 + r)])
             fit = imitate(model.policy, data, 1, w.batch_size, w.learning_rate, c.ppo.vf_coef, c.seed + 1 + r,
                           relabellings)
         mixed = f", {w.random_seats:.0%} of the seats random" if w.random_seats else ""
@@ -223,11 +234,10 @@ class Trainer:
         the file too (float16), so that a resumed run has the very same anchor."""
         if self.anchor is None:
             path = self.run_dir / ANCHOR_FILE
-            save_policy(path, weights_of(model.policy),
+            save_policy(path, model.policy.file_weights(),
                         self.info(model.num_timesteps, run=self.run_dir.name, made=self.warm_start_facts))
             self.anchor = load_policy(path, self.game).weights
         model.policy.set_anchor(self.anchor)
-        model.policy.ent_coef = self.config.ppo.ent_coef
 
     def anchor_weight(self) -> float:
         """The KL penalty's weight now: ``anchor.kl``, falling linearly to 0 at ``anchor.games`` games."""
@@ -238,7 +248,7 @@ class Trainer:
     def at_boundary(self, model: MaskablePPO, step: int, loop: TrainingLoop) -> None:
         c = self.config
         if self.last["snapshot"] is None or step - self.last["snapshot"] >= c.opponents.snapshot_every:
-            self.pool.add(weights_of(model.policy))
+            self.pool.add(model.policy.file_weights())
             model.get_env().env_method("set_pool", self.pool.snapshots)
             self.last["snapshot"] = step
         if c.eval.every and (self.last["eval"] is None or step - self.last["eval"] >= c.eval.every):
@@ -251,7 +261,7 @@ class Trainer:
                        ) -> list[dict[str, Any]]:
         """The learner, as the same numpy agent every policy plays through, against each eval opponent."""
         c = self.config
-        learner = PolicyAgent(MLPPolicy(weights_of(model.policy), self.info(step)),
+        learner = PolicyAgent(MLPPolicy(model.policy.file_weights(), self.info(step)),
                               deterministic=c.eval.deterministic, seed=c.seed)
         records = [{**evaluate(learner, c.game, c.game_options, opponent, games, c.seed, step),
                     "trained_games": self.games, "minutes": round(self.minutes(), 3)} for opponent in c.eval.opponents]
@@ -289,7 +299,7 @@ class Trainer:
             earlier = load_policy(path).info.num_timesteps
             if earlier != step:
                 path.replace(path.with_name(f"policy-{earlier}.safetensors"))
-        save_policy(path, weights_of(model.policy),
+        save_policy(path, model.policy.file_weights(),
                     self.info(step, run=self.run_dir.name, made=self.warm_start_facts, config=self.config.to_dict()))
         return path
 
@@ -309,13 +319,15 @@ class Trainer:
             elif c.warm_start.teacher:
                 self.warm_start(model)
             elif self.init_policy is not None:
-                load_weights(model.policy, self.init_policy.weights)
+                model.policy.load_file_weights(self.init_policy.weights)
                 say(self.warm_start_facts, None)
+            if resumed is None and model.policy.critic is not None:
+                model.policy.init_critic()
             if c.anchor.kl > 0:
                 self.set_anchor(model)
             start, start_games = model.num_timesteps, self.games
             if not self.pool.snapshots:  # the envs are reset (opponents drawn) before the first rollout
-                self.pool.add(weights_of(model.policy))
+                self.pool.add(model.policy.file_weights())
                 self.last["snapshot"] = start
             venv.env_method("set_pool", self.pool.snapshots)
             loop = TrainingLoop(self)

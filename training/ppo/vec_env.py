@@ -6,7 +6,9 @@ adapter gives it :class:`~tabletop_rl.training.runtime.vector_env.SeatVectorEnv`
 per game: ``env_method("action_masks")`` — which MaskablePPO calls before every step — returns one
 (num_envs × num_actions) array, and ``env_method("set_pool", pool)`` hands the self-play snapshots to every game
 at once. Seeds follow ``DummyVecEnv``'s rule (``seed(s)`` gives env i ``s + i`` at the next reset), so a run
-deals the same games as it would with one ``SingleSeatEnv`` per env.
+deals the same games as it would with one ``SingleSeatEnv`` per env. With an env made with ``global_state=True``,
+every observation SB3 sees is [observation | global state] (terminal observations too), for a policy whose critic
+reads the state and whose actor reads the observation part only (``TabletopPolicy``'s ``critic``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from ..runtime.vector_env import SeatVectorEnv
@@ -28,13 +31,17 @@ class SB3SeatVecEnv(VecEnv):
     def __init__(self, env: SeatVectorEnv):
         self.env = env
         self._actions: np.ndarray | None = None
-        super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
+        space = env.single_observation_space
+        if env.global_state:  # the state's values are not bounded like the observation's: SB3 does not check them
+            size = space.shape[0] + env.game.state_layout.size
+            space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        super().__init__(env.num_envs, space, env.single_action_space)
 
     def reset(self) -> np.ndarray:
         observations, info = self.env.reset(seed=self._seeds)
         self._reset_seeds()
         self.reset_infos = [{"seat": int(seat)} for seat in info["seat"]]
-        return observations
+        return self._with_states(observations)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
@@ -43,9 +50,14 @@ class SB3SeatVecEnv(VecEnv):
         observations, rewards, terminated, truncated, _ = self.env.step(self._actions)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i, final_observation, final_info in self.env.ended:
+            if self.env.global_state:
+                final_observation = np.concatenate([final_observation, final_info["state"]])
             infos[i] = {**final_info, "terminal_observation": final_observation,
                         "TimeLimit.truncated": bool(truncated[i] and not terminated[i])}
-        return observations, rewards.astype(np.float32), terminated | truncated, infos
+        return self._with_states(observations), rewards.astype(np.float32), terminated | truncated, infos
+
+    def _with_states(self, observations: np.ndarray) -> np.ndarray:
+        return np.concatenate([observations, self.env.states()], 1) if self.env.global_state else observations
 
     def close(self) -> None:
         self.env.close()

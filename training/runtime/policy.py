@@ -36,7 +36,7 @@ POLICY_FORMAT, CHECKPOINT_FORMAT = "tabletop-rl-policy", "tabletop-rl-checkpoint
 FORMAT_VERSION, TRUNK_FORMAT_VERSION = "2", "3"
 READ_VERSIONS = ("1", FORMAT_VERSION, TRUNK_FORMAT_VERSION)
 WEIGHT_DTYPES = {"F16": np.float16, "F32": np.float32}  # safetensors' names; a policy file's weights are F16
-CHECKPOINT_PREFIXES = ("optimizer/", "pool/", "rng/")  # training state a checkpoint adds to the policy
+CHECKPOINT_PREFIXES = ("optimizer/", "pool/", "rng/", "critic/")  # training state a checkpoint adds to the policy
 MAX_LAYERS, MAX_WIDTH, MAX_PARAMETERS = 16, 4096, 50_000_000  # per path (shared + pi, shared + vf); in all
 MAX_POOL, STATE_SLACK = 64, 2**16  # a checkpoint's snapshots; the bytes of its Adam steps and RNG state
 MAX_HEADER_BYTES = 2**20  # a checkpoint of MAX_POOL snapshots of MAX_LAYERS layers needs about 600 KB
@@ -462,6 +462,9 @@ def _tensors_problem(info: PolicyInfo, found: Mapping[str, tuple[tuple[int, ...]
     if missing:
         return f"tensor {missing[0]} is missing"
     state = {name: nbytes for name, (_, _, nbytes) in found.items() if name not in shapes}
+    critic = sum(nbytes for name, nbytes in state.items() if name.startswith("critic/"))
+    if critic > 4 * MAX_PARAMETERS:
+        return f"its critic/ tensors declare {critic:,} bytes, more than {4 * MAX_PARAMETERS:,} (float32)"
     unexpected = sorted(n for n in state if not (checkpoint and n.startswith(CHECKPOINT_PREFIXES)))
     if unexpected:
         return f"unexpected tensor {_short(unexpected[0])}"
@@ -471,11 +474,12 @@ def _tensors_problem(info: PolicyInfo, found: Mapping[str, tuple[tuple[int, ...]
             return f"tensor {name} is {_short(dtype)}, expected F16 (float16) or F32 (float32)"
         if tuple(got_shape) != shape:
             return f"tensor {name} has shape {_short(tuple(got_shape))}, the declared network needs {shape}"
-    limit = (MAX_POOL + 2) * 4 * sum(math.prod(shape) for shape in shapes.values()) + STATE_SLACK
+    # a global-state critic (critic/) adds its own tensors and their two Adam moments
+    limit = (MAX_POOL + 2) * 4 * sum(math.prod(shape) for shape in shapes.values()) + 3 * critic + STATE_SLACK
     if sum(state.values()) > limit:
-        return (f"its training state (optimizer/, pool/, rng/) declares {sum(state.values()):,} bytes, more than the "
-                f"{limit:,} a checkpoint of this network may have ({MAX_POOL} snapshots and Adam's two moments, "
-                f"plus {STATE_SLACK:,})")
+        return (f"its training state (optimizer/, pool/, rng/, critic/) declares {sum(state.values()):,} bytes, more "
+                f"than the {limit:,} a checkpoint of this network may have ({MAX_POOL} snapshots and Adam's two "
+                f"moments, a critic and its moments, plus {STATE_SLACK:,})")
     return None
 
 

@@ -22,6 +22,9 @@ forward pass per network and round) and writes observations, masks, rewards and 
   bool array of shape (num_envs,)) is True, as ``SyncVectorEnv`` does.
 * ``skip_forced=True``: the learner's decisions with one legal action are played for it (the same games in fewer
   steps); ``info["forced"]`` counts them per game since its last observation.
+* ``global_state=True``: ``states()`` returns every game's global state (``State.global_state``, what PettingZoo's
+  ``state()`` gives: hidden cards included) beside its observation, and an ended game's info has its last one in
+  ``"state"``: for a critic that reads it in training only (the learner must act on its observation alone).
 * Rewards, illegal actions (the episode ends with −1, nothing is played) and the end-of-episode info are those of
   the single env (docs/training.md, "Single-agent Gymnasium ids").
 * A call that is interrupted (Ctrl-C) or fails half-way (an opponent that raises) may leave some games stepped and
@@ -91,7 +94,8 @@ class SeatVectors(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, game: str, num_envs: int, game_options: Mapping[str, Any] | None,
-                 autoreset_mode: AutoresetMode | str, copy: bool, skip_forced: bool = False):
+                 autoreset_mode: AutoresetMode | str, copy: bool, skip_forced: bool = False,
+                 global_state: bool = False):
         num_envs = whole_number("num_envs", num_envs, 1, MAX_NUM_ENVS)
         self.autoreset_mode = autoreset_mode_of(autoreset_mode)
         self.game = envs.game_class(game)(**dict(game_options or {}))
@@ -103,6 +107,9 @@ class SeatVectors(VectorEnv):
         self.render_mode = None
         self.copy = copy
         self.skip_forced = skip_forced
+        if type(global_state) is not bool:
+            raise ValueError(f"global_state={global_state!r} is not allowed; expected True or False")
+        self.global_state = global_state
         self._started = False
         self._broken: str | None = None  # why every call but reset and close is refused
         self.ended: list[tuple[int, np.ndarray, dict[str, Any]]] = []  # the last step's (game, final obs, info)
@@ -114,6 +121,16 @@ class SeatVectors(VectorEnv):
         if not self._started:
             raise ValueError("action_masks() was called before reset()")
         return self._masks.astype(bool)
+
+    def states(self) -> np.ndarray:
+        """Every game's global state, float32 (num_envs × ``game.state_layout.size``), for a centralized critic in
+        training only: it holds what the learner's seat cannot see. Needs ``global_state=True``."""
+        self._usable("states")
+        if not self.global_state:
+            raise ValueError("states() needs the env made with global_state=True")
+        if not self._started:
+            raise ValueError("states() was called before reset()")
+        return self._out(self._states)
 
     def _usable(self, call: str) -> None:
         if self.closed:
@@ -211,6 +228,7 @@ class SeatVectors(VectorEnv):
         self._seats = allocate((n,), np.int64)
         self._done = allocate((n,), np.bool_)  # ended, not yet dealt anew (NEXT_STEP, DISABLED)
         self._forced = allocate((n,), np.int32)  # the learner's decisions played for it since its last observation
+        self._states = allocate((n, self.game.state_layout.size if self.global_state else 0), np.float32)
 
     def _reset_results(self, mask: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
         self._started, self._broken, self.ended, self.dealt = True, None, [], np.flatnonzero(mask)
@@ -253,8 +271,8 @@ class SeatVectorEnv(SeatVectors):
                  network: Mapping[str, Any] | None = None, snapshot_deterministic: bool = False,
                  margin_reward: float = 0.0, skip_forced: bool = False, outcome_reward: float = 1.0,
                  outcome: str = "pairwise", autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
-                 copy: bool = True):
-        super().__init__(game, num_envs, game_options, autoreset_mode, copy, skip_forced)
+                 copy: bool = True, global_state: bool = False):
+        super().__init__(game, num_envs, game_options, autoreset_mode, copy, skip_forced, global_state)
         mix = {"random": 1.0} if opponents is None else opponents
         first = OpponentMix(self.game, mix, network, snapshot_deterministic)  # checks the mix, reads each file once
         self.tables = [Table(self.game, first, seat, margin_reward, skip_forced, outcome_reward, outcome)] + [
@@ -312,6 +330,8 @@ class SeatVectorEnv(SeatVectors):
                 info = table.end_info()
                 if i in reasons:
                     info.update(illegal_action=True, reason=reasons[i])
+                if self.global_state:
+                    info["state"] = table.state.global_state()
                 self.ended.append((i, table.observation(), info))
             ended = [i for i, _, _ in self.ended]
             if self.autoreset_mode is AutoresetMode.SAME_STEP:
@@ -348,10 +368,13 @@ class SeatVectorEnv(SeatVectors):
         table.state.observation(table.seat, out=self._observations[i])
         self._masks[i] = table.state.action_mask()
         self._forced[i] = table.forced
+        if self.global_state:
+            self._states[i] = table.state.global_state()
 
 
 START_METHOD = "forkserver"  # as SubprocVecEnv: no fork of a process that may hold threads (torch, BLAS)
-ARRAYS = ("_observations", "_masks", "_rewards", "_terminations", "_truncations", "_seats", "_done", "_forced")
+ARRAYS = ("_observations", "_masks", "_rewards", "_terminations", "_truncations", "_seats", "_done", "_forced",
+          "_states")
 WORKER_TIMEOUT = 60.0  # seconds a worker may take to answer one call before it is taken for stuck
 CLOSE_WAIT = 2.0  # seconds the workers get to end when asked, before they are killed
 
@@ -365,7 +388,7 @@ class ShardedSeatVectorEnv(SeatVectors):
                  autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
                  worker_timeout: float = WORKER_TIMEOUT, **kwargs: Any):
         super().__init__(game, num_envs, kwargs.get("game_options"), autoreset_mode, copy,
-                         kwargs.get("skip_forced", False))
+                         kwargs.get("skip_forced", False), kwargs.get("global_state", False))
         self.num_workers = whole_number("num_workers", num_workers, 1, self.num_envs,
                                         f" (num_envs={self.num_envs}; 0 or None: the games in this process)")
         if isinstance(worker_timeout, bool) or not isinstance(worker_timeout, int | float | np.integer | np.floating) \
@@ -568,15 +591,16 @@ def _serve(pipe: Connection, buffers: list, lo: int, hi: int, game: str, kwargs:
 
 def seat_vector_env(game: str, num_envs: int, opponent: str | os.PathLike | Mapping[str, float] = "random",
                     seat: int | str = "random", num_workers: int | None = None, skip_forced: bool = False,
-                    render_mode: str | None = None, autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
-                    worker_timeout: float | None = None, **game_options: Any) -> SeatVectors:
+                    global_state: bool = False, render_mode: str | None = None,
+                    autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP, worker_timeout: float | None = None,
+                    **game_options: Any) -> SeatVectors:
     """What ``gymnasium.make_vec("tabletop/<game>-v0", num_envs=N, ...)`` builds (the ids' ``vector_entry_point``):
     ``opponent`` and ``seat`` as for ``gymnasium.make``
     (:func:`~tabletop_rl.training.runtime.single_seat.single_seat_env`), every other keyword an option of the game;
     ``num_workers`` processes share the games between them (none: all in this process), each given
     ``worker_timeout`` seconds per call (60 by default); ``skip_forced=True`` plays the learner's decisions that
-    have one legal action for it (``info["forced"]``: how many, per game); ``autoreset_mode`` as in the module's
-    docstring."""
+    have one legal action for it (``info["forced"]``: how many, per game); ``global_state=True`` keeps every game's
+    global state for a centralized critic (``states()``); ``autoreset_mode`` as in the module's docstring."""
     if render_mode is not None:
         raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; render one game with "
                          "gymnasium.make(..., render_mode='ansi')")
@@ -585,7 +609,8 @@ def seat_vector_env(game: str, num_envs: int, opponent: str | os.PathLike | Mapp
                          "games run in this process")
     timeout = {} if worker_timeout is None else {"worker_timeout": worker_timeout}
     return batched_env(game, num_envs, num_workers, game_options=game_options, opponents=opponent_mix(opponent),
-                       seat=seat, skip_forced=skip_forced, autoreset_mode=autoreset_mode, **timeout)
+                       seat=seat, skip_forced=skip_forced, global_state=global_state, autoreset_mode=autoreset_mode,
+                       **timeout)
 
 
 def batched_env(game: str, num_envs: int, num_workers: int | None = None, **kwargs: Any) -> SeatVectors:
