@@ -269,7 +269,7 @@ def test_the_gate_rule(mean, low, rule, verdict):
 def test_an_accepted_candidate_is_the_next_search_network_and_its_games_are_not_pooled(tmp_path, monkeypatch):
     from tabletop_rl.training.ppo import distil as ei
 
-    monkeypatch.setattr(ei, "gate", lambda settings, candidate, last, folder: {
+    monkeypatch.setattr(ei, "gate", lambda settings, candidate, last, folder, start: {
         "against": last, "deals": 1, "margin": [1.0, 0.5, 1.5], "accepted": True, "minutes": 0.0})
     out = tmp_path / "ei"
     main(generations_args(out))
@@ -284,10 +284,10 @@ def test_a_run_stopped_in_a_generation_resumes_without_recomputing(tmp_path, mon
 
     real_gate = ei.gate
 
-    def stop_in_the_second_gate(settings, candidate, last, folder):
+    def stop_in_the_second_gate(settings, candidate, last, folder, start):
         if folder.name == "gen-2":
             raise KeyboardInterrupt
-        return real_gate(settings, candidate, last, folder)
+        return real_gate(settings, candidate, last, folder, start)
 
     out = tmp_path / "ei"
     monkeypatch.setattr(ei, "gate", stop_in_the_second_gate)
@@ -304,3 +304,43 @@ def test_a_run_stopped_in_a_generation_resumes_without_recomputing(tmp_path, mon
     assert all(p.stat().st_mtime_ns == t for p, t in saved.items()), "nothing saved is written again"
     assert (out / "gen-2" / "gate.json").is_file() and len(rows(out)) == 2
     assert (out / "settings.json").read_text() == settings
+
+
+def test_a_fresh_fit_does_not_start_from_the_policys_weights(lost_cities):
+    policy = load_policy(policy_path("pretrained", lost_cities))
+    data = record_chunk(small_settings(lost_cities, games=2), 0)
+    shifted = type(policy)({name: w + 0.5 for name, w in policy.weights.items()}, policy.info)
+    fitted = [fit(p, data, data, epochs=1, learning_rate=1e-3, batch_size=16, seed=4, report=lambda _: None,
+                  value_coef=0.5, fresh=True)[0] for p in (policy, shifted)]
+    for name in policy.weights:  # the same fresh network from either: its sizes, its seed and the data alone
+        np.testing.assert_array_equal(fitted[0][name], fitted[1][name])
+    assert not np.allclose(fitted[0]["action_net.weight"], policy.weights["action_net.weight"], atol=0.05)
+
+
+def test_the_gate_against_the_opponent_pairs_the_deals_and_checks_the_first_policy(tmp_path):
+    """A candidate that plays as the last accepted policy (a fit at a vanishing learning rate) has exactly the same
+    margin against the opponent on every deal: the difference is 0, interval and all."""
+    out = tmp_path / "ei"
+    main(generations_args(out, "--gate", "opponent", "--learning-rate", "1e-12", "--window", "2"))
+    first, second = rows(out)
+    for row in (first, second):
+        assert float(row["gate_margin"]) == float(row["gate_low"]) == float(row["gate_high"]) == 0.0
+        assert row["accepted"] == "False"
+        assert float(row["fixed_low"]) <= float(row["fixed_margin"]) <= float(row["fixed_high"])
+    gate = json.loads((out / "gen-1" / "gate.json").read_text())
+    assert gate["against"].startswith("heuristic, beside ") and gate["fixed"]["against"] == first["searched_with"]
+    assert second["pooled_generations"] == "2"  # the window: both generations' decisions
+
+
+def test_a_window_of_one_fits_each_generations_own_decisions_and_fresh_needs_the_critic_fit(tmp_path, capsys,
+                                                                                            monkeypatch):
+    from tabletop_rl.training.ppo import distil as ei
+
+    out = tmp_path / "ei"
+    monkeypatch.setattr(ei, "gate", lambda settings, candidate, last, folder, start: {
+        "against": last, "deals": 1, "margin": [-1.0, -1.5, -0.5], "accepted": False, "minutes": 0.0})
+    main(generations_args(out, "--window", "1", "--fresh"))
+    assert [row["pooled_generations"] for row in rows(out)] == ["1", "1"]  # rejected, yet not pooled
+    with pytest.raises(SystemExit):
+        main(generations_args(tmp_path / "other", "--fresh", "--value-coef", "0"))
+    assert "fresh=True with value_coef=0" in capsys.readouterr().err

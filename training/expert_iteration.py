@@ -1,8 +1,10 @@
 """Expert iteration: record the search agent's moves and the games' outcomes, fit its network to them; in
-generations, each candidate gated against the last accepted policy.
+generations, each candidate gated against the last accepted policy (or against the opponent beside it).
 
     python -m tabletop_rl.training.expert_iteration lost_cities --games 1000 --workers 2
     python -m tabletop_rl.training.expert_iteration lost_cities --generations 3 --games 300 --gate-deals 500
+    python -m tabletop_rl.training.expert_iteration lost_cities --generations 12 --games 2000 --fresh --window 12 \
+        --gate opponent --epochs 15 --learning-rate 1e-3 --workers 2          # gnabcel/lost-cities-ai's recipe
     python -m tabletop_rl.training.expert_iteration --resume runs/expert_iteration/lost_cities --games 1400
     python -m tabletop_rl.training.evaluate lost_cities runs/expert_iteration/lost_cities heuristic --games 2000
 
@@ -20,7 +22,7 @@ from .. import envs
 from ..envs.core.files import atomic_write, new_folder
 from . import cli
 from .cli.stopping import stoppable
-from .ppo.distil import GATE_RULES, Settings, keep_previous, run, saved_so_far
+from .ppo.distil import GATE_RULES, GATES, Settings, keep_previous, run, saved_so_far
 from .runtime.agents import load_agent
 from .runtime.policy_paths import policy_path
 
@@ -44,6 +46,14 @@ def main(argv: Sequence[str] | None = None) -> Path:
                         help="a candidate is accepted if its mean margin over the last accepted policy is above 0 "
                              "(mean), or the low end of its 95 %% interval is (interval) (default "
                              f"{defaults.gate_rule})")
+    parser.add_argument("--gate", choices=GATES,
+                        help="last: the candidate head to head against the last accepted policy; opponent: its margin "
+                             "against --opponent minus the last accepted policy's on the same deals, and head to head "
+                             f"against the first policy as a check (default {defaults.gate})")
+    parser.add_argument("--fresh", action="store_true", default=None,
+                        help="fit each candidate as a new network of the same sizes, not the last accepted one")
+    parser.add_argument("--window", type=int, help="pool the decisions of the last N generations, whatever they "
+                                                   "searched with (default 0: those of the last accepted policy)")
     parser.add_argument("--value-coef", type=float, help="weight of the critic's squared error on the games' "
                                                          f"outcomes (default {defaults.value_coef}; 0: the critic "
                                                          "is left as it is)")
@@ -65,7 +75,8 @@ def main(argv: Sequence[str] | None = None) -> Path:
     given = {k: v for k, v in (("games", args.games), ("epochs", args.epochs), ("learning_rate", args.learning_rate),
                                ("batch_size", args.batch_size), ("generations", args.generations),
                                ("gate_deals", args.gate_deals), ("gate_rule", args.gate_rule),
-                               ("value_coef", args.value_coef)) if v is not None}
+                               ("value_coef", args.value_coef), ("gate", args.gate), ("fresh", args.fresh),
+                               ("window", args.window)) if v is not None}
     if args.resume:
         if args.game:
             parser.error("--resume continues a run with its own game and search: give no game")

@@ -6,7 +6,10 @@ worker processes; game g is dealt and its agents seeded from ``SeedSequence([see
 depend on how many processes played them. :func:`fit` trains the actor on the recorded moves and the critic on
 the recorded outcomes with the imitation fitter, every ``HELD_OUT``-th chunk held out to report agreement and
 value error; :func:`fit_round` records, fits and writes a policy in one folder. :func:`run` does one round, or
-``generations`` of them, each candidate gated (:func:`gate`) against the last accepted policy.
+``generations`` of them, each candidate gated (:func:`gate`): head to head against the last accepted policy, or,
+as gnabcel/lost-cities-ai gates, against the opponent, deal by deal beside the last accepted policy, and head to
+head against the fixed starting policy as well. A candidate may be a fresh network fitted on the decisions of the
+last ``window`` generations (``fresh``), as that recipe does, instead of the last accepted policy fitted further.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import json
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from statistics import fmean
 from typing import Any
 
 import numpy as np
@@ -37,6 +41,7 @@ from ..runtime.search import SearchSettings
 CHUNK = 20  # games per saved chunk
 HELD_OUT = 10  # every 10th chunk is held out of the fit: agreement and value error are reported on it
 GATE_RULES = ("mean", "interval")  # docs/search.md, "Generations, gated"
+GATES = ("last", "opponent")  # what the candidate is measured against: the last accepted policy, or the opponent
 KEYS = ("obs", "masks", "actions", "searched", "outcomes", "margins")  # a chunk's arrays (older ones lack outcomes)
 
 
@@ -59,15 +64,19 @@ class Settings:
     gate_deals: int = 2000
     gate_rule: str = "interval"  # a candidate is accepted if its margin's 95 % interval (or, "mean": its mean) is > 0
     value_coef: float = 0.5  # weight of the critic's squared error in the fit; 0: the critic is left as it is
+    gate: str = "last"  # "opponent": the candidate's margin against the opponent minus the last accepted one's
+    fresh: bool = False  # each candidate a new network of the same sizes, not the last accepted one fitted further
+    window: int = 0  # the fit pools the last `window` generations' decisions; 0: those recorded with the same policy
 
-    NEWER = ("generations", "gate_deals", "gate_rule", "value_coef")  # keys an older settings.json may lack
+    NEWER = ("generations", "gate_deals", "gate_rule", "value_coef", "gate", "fresh", "window")  # an older run lacks
 
     @classmethod
     def read(cls, path: Path) -> Settings:
         """The settings a run saved in ``path``; a damaged file is a ``ValueError`` naming it."""
         kinds = {"game": str, "options": dict, "policy": str, "search": str, "opponent": str, "games": int,
                  "seed": int, "epochs": int, "learning_rate": (int, float), "batch_size": int, "generations": int,
-                 "gate_deals": int, "gate_rule": str, "value_coef": (int, float)}
+                 "gate_deals": int, "gate_rule": str, "value_coef": (int, float), "gate": str, "fresh": bool,
+                 "window": int}
         try:
             doc = json.loads(path.read_bytes().decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as error:  # a JSONDecodeError is a ValueError
@@ -75,7 +84,8 @@ class Settings:
         if not isinstance(doc, dict) or not set(kinds) - set(cls.NEWER) <= set(doc) <= set(kinds):
             raise ValueError(f"{path} does not hold an expert-iteration run's settings: expected a JSON object with "
                              f"the keys {', '.join(kinds)}")
-        wrong = [k for k in doc if isinstance(doc[k], bool) or not isinstance(doc[k], kinds[k])]
+        wrong = [k for k in doc  # a bool is an int to isinstance: only the boolean keys may hold one
+                 if isinstance(doc[k], bool) is not (kinds[k] is bool) or not isinstance(doc[k], kinds[k])]
         if wrong:
             raise ValueError(f"{path}: {wrong[0]}={doc[wrong[0]]!r} is not of the type an expert-iteration run "
                              "writes")
@@ -99,6 +109,14 @@ class Settings:
             problems.append(f"gate_rule={self.gate_rule!r} (expected one of {', '.join(GATE_RULES)})")
         if not (np.isfinite(self.value_coef) and self.value_coef >= 0):
             problems.append(f"value_coef={self.value_coef} (expected a number >= 0)")
+        if self.gate not in GATES:
+            problems.append(f"gate={self.gate!r} (expected one of {', '.join(GATES)})")
+        if self.window < 0:
+            problems.append(f"window={self.window} (expected 0 or more generations)")
+        if self.fresh and self.value_coef == 0:
+            problems.append("fresh=True with value_coef=0 (a fresh network's critic must be fitted too)")
+        if (self.fresh or self.window or self.gate != "last") and self.generations == 1:
+            problems.append("fresh, window and gate shape generations: give generations > 1")
         if problems:
             raise ValueError("expert_iteration: bad setting " + "; ".join(problems))
 
@@ -220,20 +238,23 @@ def recording_minutes(out: Path, games: int) -> float:
 
 # --------------------------------------------------------------------------- fitting
 def fit(policy: MLPPolicy, data: dict[str, np.ndarray], held_out: dict[str, np.ndarray], epochs: int,
-        learning_rate: float, batch_size: int, seed: int, report: Any = print, value_coef: float = 0.0
-        ) -> tuple[dict[str, np.ndarray], dict[str, list[float]]]:
+        learning_rate: float, batch_size: int, seed: int, report: Any = print, value_coef: float = 0.0,
+        fresh: bool = False) -> tuple[dict[str, np.ndarray], dict[str, list[float]]]:
     """The policy's weights after ``epochs`` passes of :func:`.imitation.fit` over ``data``: the actor towards
     the recorded actions and, with ``value_coef`` > 0, the critic towards the recorded outcomes (else its weights
     are returned unchanged); and the held-out measures before and after each epoch (``agreement``,
     ``agreement_searched``, ``cross_entropy``, ``value_mse``; NaN where nothing is held out). ``report`` gets
-    one line per measurement."""
+    one line per measurement. ``fresh``: a new network of the policy's sizes (initialised from ``seed``) is fitted
+    instead of the policy's weights."""
     import torch
 
     from . import imitation
     from .network import ActorCritic, MatmulLinear, load_weights, values, weights_of
 
+    torch.manual_seed(seed)
     net = ActorCritic(policy.info, MatmulLinear)
-    load_weights(net, policy.weights)
+    if not fresh:
+        load_weights(net, policy.weights)
     measures: dict[str, list[float]] = {"agreement": [], "agreement_searched": [], "cross_entropy": [],
                                         "value_mse": []}
     known = ~np.isnan(held_out["outcomes"])
@@ -286,7 +307,7 @@ def fit_round(settings: Settings, out: Path, pool: list[tuple[Path, int]], worke
     policy = load_policy(settings.policy)
     start = time.process_time()
     weights, measures = fit(policy, data, held_out, settings.epochs, settings.learning_rate, settings.batch_size,
-                            settings.seed, report, settings.value_coef)
+                            settings.seed, report, settings.value_coef, settings.fresh)
     info = replace(policy.info, provenance={"expert_iteration": {**asdict(settings), "out": str(out)},
                                             "from": policy.info.provenance},
                    game_version=envs.game_version(policy.info.game), tabletop_rl=PACKAGE_VERSION)  # fitted now
@@ -301,21 +322,51 @@ def fit_round(settings: Settings, out: Path, pool: list[tuple[Path, int]], worke
 
 
 # --------------------------------------------------------------------------- generations
-def gate(settings: Settings, candidate: Path, last: str, folder: Path) -> dict[str, Any]:
-    """The candidate policy alone against the last accepted one alone over ``settings.gate_deals`` deals, each
-    played in every seat rotation (more than two players: the candidate with n − 1 copies of the last); its
-    games go to ``folder/gate-games.csv``. The result: the candidate's mean score margin per round over the deals
-    (own score minus the mean of the others') with its 95 % interval, and whether it is accepted
-    (:func:`accepted`)."""
-    start = time.process_time()
+def gate(settings: Settings, candidate: Path, last: str, folder: Path, start: str = "") -> dict[str, Any]:
+    """The candidate policy alone over ``settings.gate_deals`` deals, each played in every seat rotation (more than
+    two players: the candidate with n − 1 copies of the other), the other being, by ``settings.gate``,
+
+    * ``last``: the last accepted policy alone; the margin is the candidate's mean score margin per round over the
+      deals (own score minus the mean of the others'), with its 95 % interval;
+    * ``opponent``: the opponent; the margin is the candidate's margin there minus the last accepted policy's
+      against the opponent on the same deals and seats, deal by deal, with its 95 % interval. The candidate then
+      also plays the fixed ``start`` policy (the run's first) head to head: reported, not deciding, as a check that
+      it did not learn only to exploit the opponent.
+
+    Its games go to ``folder/gate-games.csv``. The result says whether it is accepted (:func:`accepted`)."""
+    began = time.process_time()
     n = envs.make(settings.game, wrapped=False, **settings.options).game.num_players
-    results = tournament(settings.game, [str(candidate), last], options=settings.options,
-                         games_per_pairing=settings.gate_deals * n, seed=settings.seed, one_vs_rest=True)
+
+    def play(specs: list[str]) -> Any:
+        return tournament(settings.game, specs, options=settings.options, games_per_pairing=settings.gate_deals * n,
+                          seed=settings.seed, one_vs_rest=True)
+
+    if settings.gate == "last":
+        results = play([str(candidate), last])
+        margin = results.stats[0].margin
+        fixed = None
+    else:  # table 0: against the opponent (the same deals, seats and opponent seeds in both tournaments)
+        results = play([str(candidate), settings.opponent, start])
+        mine, theirs = deal_margins(results), deal_margins(play([last, settings.opponent]))
+        margin = mean_interval([mine[d] - theirs[d] for d in sorted(mine)])
+        fixed = results.pairs[0, 2].margin
     atomic_write(folder / "gate-games.csv", results.games_csv().encode())
-    margin = results.stats[0].margin
-    return {"against": last, "deals": results.deals, "margin": [margin.mean, margin.low, margin.high],
+    return {"against": last if settings.gate == "last" else f"{settings.opponent}, beside {last}",
+            "deals": results.deals, "margin": [margin.mean, margin.low, margin.high],
+            "fixed": None if fixed is None else {"against": start, "margin": [fixed.mean, fixed.low, fixed.high]},
             "rule": settings.gate_rule, "accepted": accepted(margin, settings.gate_rule),
-            "minutes": (time.process_time() - start) / 60}
+            "minutes": (time.process_time() - began) / 60}
+
+
+def deal_margins(results: Any) -> dict[int, float]:
+    """Agent 0's score margin per round at the first table of a one-against-the-rest tournament, per deal (the
+    deal's games, one per seat, averaged)."""
+    per_deal: dict[int, list[float]] = {}
+    for record in results.records:
+        if record.table == 0 and record.scores is not None:
+            seat = record.seating.index(0)
+            per_deal.setdefault(record.deal, []).append(float(score_margins(record.scores, results.rounds)[seat]))
+    return {deal: fmean(margins) for deal, margins in per_deal.items()}
 
 
 def accepted(margin: Estimate, rule: str) -> bool:
@@ -341,10 +392,11 @@ def run_generation(settings: Settings, out: Path, k: int, last: str, pool: list[
         fit_round(mine, folder, [*pool, (folder, mine.games)], workers, progress)
     report = json.loads((folder / "report.json").read_text())
     if not (folder / "gate.json").is_file():
-        atomic_write(folder / "gate.json", json.dumps(gate(mine, folder / "policy.safetensors", last, folder),
-                                                      indent=1).encode())
+        verdict = gate(mine, folder / "policy.safetensors", last, folder, settings.policy)
+        atomic_write(folder / "gate.json", json.dumps(verdict, indent=1).encode())
     result = json.loads((folder / "gate.json").read_text())
     held = report["held_out"]
+    fixed = (result.get("fixed") or {}).get("margin", [float("nan")] * 3)
     return {"generation": k, "games": report["settings"]["games"], "searched_with": last,
             "decisions_fitted": report["decisions"], "pooled_generations": len(report["pooled"]),
             "agreement_searched_before": held["agreement_searched"][0],
@@ -352,6 +404,7 @@ def run_generation(settings: Settings, out: Path, k: int, last: str, pool: list[
             "value_mse_before": held["value_mse"][0], "value_mse_after": held["value_mse"][-1],
             "gate_deals": result["deals"], "gate_margin": result["margin"][0], "gate_low": result["margin"][1],
             "gate_high": result["margin"][2], "accepted": result["accepted"],
+            "fixed_margin": fixed[0], "fixed_low": fixed[1], "fixed_high": fixed[2],
             "record_minutes": report["minutes"]["record"], "fit_minutes": report["minutes"]["fit"],
             "gate_minutes": result["minutes"]}
 
@@ -365,7 +418,9 @@ def summary(row: dict[str, Any]) -> str:
             f"held-out agreement where searched {pct(row['agreement_searched_before'])} → "
             f"{pct(row['agreement_searched_after'])}, value error {row['value_mse_before']:.4f} → "
             f"{row['value_mse_after']:.4f}; gate {row['gate_margin']:+.2f} [{row['gate_low']:+.2f}, "
-            f"{row['gate_high']:+.2f}] per round over {row['gate_deals']} deals: "
+            f"{row['gate_high']:+.2f}] per round over {row['gate_deals']} deals"
+            + ("" if np.isnan(row["fixed_margin"]) else f" (head to head against the first policy "
+               f"{row['fixed_margin']:+.2f} [{row['fixed_low']:+.2f}, {row['fixed_high']:+.2f}])") + ": "
             f"{'accepted' if row['accepted'] else 'rejected'}; CPU minutes record {row['record_minutes']:.1f}, "
             f"fit {row['fit_minutes']:.1f}, gate {row['gate_minutes']:.1f}")
 
@@ -374,17 +429,22 @@ def run_generations(settings: Settings, out: Path, workers: int = 1, progress: b
     """``settings.generations`` generations in ``out/gen-1``, ``gen-2``, …; a candidate the gate accepts
     (:func:`accepted`, by ``settings.gate_rule``) becomes the next generation's search network, and the next fit
     pools only the generations recorded with that network (a rejected candidate's data are pooled into the next
-    fit, an accepted one's are not). Writes ``generations.csv`` and ``policy.safetensors``, the last accepted policy."""
+    fit, an accepted one's are not), or, with ``settings.window``, the last ``window`` generations whatever they
+    searched with. Writes ``generations.csv`` and ``policy.safetensors``, the last accepted policy."""
     say = tqdm.write if progress else print
     last, pool, rows = settings.policy, [], []
     for k in range(1, settings.generations + 1):
         rows.append(run_generation(settings, out, k, last, pool, workers, progress))
         say(summary(rows[-1]))
         folder = out / f"gen-{k}"
-        if rows[-1]["accepted"]:
-            last, pool = str(folder / "policy.safetensors"), []
+        if settings.window:
+            pool = [*pool, (folder, rows[-1]["games"])][-(settings.window - 1):] if settings.window > 1 else []
+        elif rows[-1]["accepted"]:
+            pool = []
         else:
             pool = [*pool, (folder, rows[-1]["games"])]
+        if rows[-1]["accepted"]:
+            last = str(folder / "policy.safetensors")
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, list(rows[0]), lineterminator="\n")
         writer.writeheader()
