@@ -161,3 +161,29 @@ def test_an_answer_that_is_no_legal_action_is_refused(spec, shown):
                                          rf"legal action: it must be one of the legal actions, the indices where "
                                          rf"action_mask is 1 \(now {legal}(, …)?\)$"):
         agent.act(state.observation(state.current_player), state.action_mask())
+
+
+def test_a_policy_decides_a_batch_as_it_decides_each_decision_alone():
+    """``act_batch`` (one forward pass and one draw for many games) gives every agent the move ``act`` gives it,
+    drawing the same numbers from its generator: the batched env plays the single env's games."""
+    from tabletop_rl.training.runtime.policy import MLPPolicy, PolicyAgent, PolicyInfo
+    from tests.policy_helpers import network, random_weights
+
+    game = envs.make("palazzo", wrapped=False, num_players=3).game
+    info = PolicyInfo.for_game(game, network(pi=(16,), vf=(8,)))
+    policy = MLPPolicy({k: 3 * w for k, w in random_weights(info, 1).items()}, info)  # peaked: draws that differ
+    rng = np.random.default_rng(0)
+    observations = (rng.random((40, game.observation_size)) < 0.05).astype(np.float32)
+    masks = rng.random((40, game.num_actions)) < 0.3
+    masks[np.arange(40), rng.integers(game.num_actions, size=40)] = True
+
+    def agents() -> list[PolicyAgent]:
+        return [PolicyAgent(policy, deterministic=i % 3 == 0, seed=i) for i in range(40)]
+
+    alone, batched = agents(), agents()
+    for _ in range(3):
+        expected = [agent.act(o, m) for agent, o, m in zip(alone, observations, masks.astype(np.int8), strict=True)]
+        assert PolicyAgent.act_batch(batched, observations, masks.astype(np.int8)) == expected
+    assert len(set(expected)) > 5 and all(masks[i, a] for i, a in enumerate(expected))
+    assert [a.rng.random() for a in alone] == [a.rng.random() for a in batched]
+    assert batched[5].notes() == alone[5].notes()

@@ -251,9 +251,18 @@ class PolicyAgent:
     def act_batch(agents: list[PolicyAgent], observations: np.ndarray, masks: np.ndarray) -> list[int]:
         """Each agent's decision, from one forward pass of their shared network over the stacked observations
         (:func:`tabletop_rl.training.runtime.table.play_opponents` decides many games so)."""
-        logits = agents[0].policy.logits(observations)
-        return [agent.choose(observation, mask, row)
-                for agent, observation, mask, row in zip(agents, observations, masks, logits, strict=True)]
+        masks = np.asarray(masks, dtype=bool)
+        logits = np.where(masks, agents[0].policy.logits(observations), -np.inf)
+        actions = logits.argmax(1)
+        drawing = [i for i, agent in enumerate(agents) if not agent.deterministic]
+        if drawing:  # choose's draw for all of them at once: the same numbers, row by row
+            rows = logits[drawing]
+            cdf = np.cumsum(np.exp(rows - rows.max(1, keepdims=True), dtype=np.float64), axis=1)
+            targets = np.array([agents[i].rng.random() for i in drawing]) * cdf[:, -1]
+            actions[drawing] = (cdf <= targets[:, None]).sum(1)  # searchsorted(cdf, target, side="right")
+        for agent, observation, mask in zip(agents, observations, masks, strict=True):
+            agent._last = (observation, mask)
+        return actions.tolist()
 
     def choose(self, observation: np.ndarray, mask: np.ndarray, logits: np.ndarray) -> int:
         """The decision given the policy's ``logits`` for ``observation`` (computed by ``act``, or by
