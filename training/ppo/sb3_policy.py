@@ -71,6 +71,10 @@ class TabletopPolicy(MaskableActorCriticPolicy):
         """The global-state critic's tensors, named ``critic.…`` (none without it)."""
         return {name: w for name, w in weights_of(self).items() if name.startswith(CRITIC)}
 
+    def load_critic_weights(self, weights: Weights) -> None:
+        """Put the critic's tensors of :meth:`critic_weights` back (names and shapes must match exactly)."""
+        load_weights(self.critic, {name.removeprefix(CRITIC): w for name, w in weights.items()})
+
     def init_critic(self) -> None:
         """Start the critic as the value head: the same layers, the global state's weights at 0, so that it gives
         the head's values until PPO teaches it what the state adds."""
@@ -85,6 +89,7 @@ class TabletopPolicy(MaskableActorCriticPolicy):
                 target.weight.zero_()
                 target.weight[:, :source.in_features] = source.weight  # the first layer: the observation's columns
                 target.bias.copy_(source.bias)
+
     def set_anchor(self, weights: Weights) -> None:
         """Hold the policy near ``weights`` (a policy file's tensors with this network) from now on."""
         anchor = torch.nn.Module()

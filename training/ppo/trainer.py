@@ -36,7 +36,7 @@ from ..runtime.single_seat import SingleSeatEnv
 from ..runtime.vector_env import batched_env
 from .checkpoint import Checkpoint, rng_state, save_checkpoint, set_rng_state
 from .config import Config
-from .network import limit_threads, load_weights
+from .network import limit_threads
 from .report import describe, summarise, write_report
 from .sb3_policy import TabletopPolicy
 from .vec_env import SB3SeatVecEnv
@@ -167,7 +167,7 @@ class Trainer:
         if model.policy.critic is not None:
             if not checkpoint.critic:
                 raise ValueError("the checkpoint has no critic/ tensors, but the run's config has critic: global_state")
-            load_weights(model.policy.critic, {k.removeprefix("critic."): w for k, w in checkpoint.critic.items()})
+            model.policy.load_critic_weights(checkpoint.critic)
         model.policy.optimizer.load_state_dict(checkpoint.optimizer)
         model.num_timesteps, model._n_updates = checkpoint.step, checkpoint.doc["n_updates"]
         model.ep_info_buffer = deque(checkpoint.doc["episodes"], maxlen=model._stats_window_size)  # for rollout/*
