@@ -161,6 +161,8 @@ class Results:
     pairs: dict[tuple[int, int], PairStats] = field(init=False)
     stats: list[AgentStats] = field(init=False)
     ratings: list[Rating] = field(init=False)
+    # per agent: its score margin per round at each deal (table, deal) it played, the deal's games averaged
+    deal_margins: list[dict[tuple[int, int], float]] = field(init=False)
 
     def __post_init__(self) -> None:
         self._summarise()
@@ -205,7 +207,8 @@ class Results:
                             fmean((sc[s] - sc[t]) / per_round for s, t in pairs))
         self.pairs = {k: PairStats(wilson(_per_deal(duel_wins[k])), mean_interval(_per_deal(duel_margins[k])),
                                    sum(map(len, duel_wins[k].values()))) for k in duels}
-        self.stats = [AgentStats(wilson(_per_deal(firsts[a])), mean_interval(_per_deal(margins[a])),
+        self.deal_margins = [{deal: fmean(values) for deal, values in margins[a].items()} for a in range(m)]
+        self.stats = [AgentStats(wilson(_per_deal(firsts[a])), mean_interval(list(self.deal_margins[a].values())),
                                  tuple(seat_counts[a].tolist())) for a in range(m)]
         if n == 2:
             points, games = np.zeros((m, m)), np.zeros((m, m))

@@ -20,7 +20,6 @@ import json
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from statistics import fmean
 from typing import Any
 
 import numpy as np
@@ -347,8 +346,8 @@ def gate(settings: Settings, candidate: Path, last: str, folder: Path, start: st
         fixed = None
     else:  # table 0: against the opponent (the same deals, seats and opponent seeds in both tournaments)
         results = play([str(candidate), settings.opponent, start])
-        mine, theirs = deal_margins(results), deal_margins(play([last, settings.opponent]))
-        margin = mean_interval([mine[d] - theirs[d] for d in sorted(mine)])
+        mine, theirs = results.deal_margins[0], play([last, settings.opponent]).deal_margins[0]
+        margin = mean_interval([mine[d] - theirs[d] for d in sorted(mine) if d[0] == 0])
         fixed = results.pairs[0, 2].margin
     atomic_write(folder / "gate-games.csv", results.games_csv().encode())
     return {"against": last if settings.gate == "last" else f"{settings.opponent}, beside {last}",
@@ -356,17 +355,6 @@ def gate(settings: Settings, candidate: Path, last: str, folder: Path, start: st
             "fixed": None if fixed is None else {"against": start, "margin": [fixed.mean, fixed.low, fixed.high]},
             "rule": settings.gate_rule, "accepted": accepted(margin, settings.gate_rule),
             "minutes": (time.process_time() - began) / 60}
-
-
-def deal_margins(results: Any) -> dict[int, float]:
-    """Agent 0's score margin per round at the first table of a one-against-the-rest tournament, per deal (the
-    deal's games, one per seat, averaged)."""
-    per_deal: dict[int, list[float]] = {}
-    for record in results.records:
-        if record.table == 0 and record.scores is not None:
-            seat = record.seating.index(0)
-            per_deal.setdefault(record.deal, []).append(float(score_margins(record.scores, results.rounds)[seat]))
-    return {deal: fmean(margins) for deal, margins in per_deal.items()}
 
 
 def accepted(margin: Estimate, rule: str) -> bool:
