@@ -228,7 +228,7 @@ def test_two_generations_write_their_folders_a_table_and_the_last_accepted_polic
     assert [r["generation"] for r in table] == ["1", "2"]
     for r in table:
         assert float(r["gate_low"]) <= float(r["gate_margin"]) <= float(r["gate_high"]) and r["gate_deals"] == "3"
-        assert r["accepted"] == str(float(r["gate_margin"]) > 0)
+        assert r["accepted"] == str(float(r["gate_low"]) > 0)  # the default rule: the interval's low end above 0
     gate = json.loads((out / "gen-1" / "gate.json").read_text())
     assert len((out / "gen-1" / "gate-games.csv").read_text().splitlines()) == 1 + 2 * gate["deals"]
     last = out / "gen-2" / "policy.safetensors" if table[1]["accepted"] == "True" else \

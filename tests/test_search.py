@@ -133,9 +133,10 @@ def test_play_narrates_a_searching_opponent():
 
 # --------------------------------------------------------------------------- information
 @pytest.mark.parametrize("game, spec, options", [
-    ("lost_cities", SMALL, {}),
-    ("lost_cities", SMALL + ",opponents=heuristic", {}),
-    ("lost_cities", SMALL + ",max_worlds=12,c=0", {}),  # racing: the later worlds are drawn from the view too
+    # min_prior=0: every position is searched, however sure the shipped policy is of its move
+    ("lost_cities", SMALL + ",min_prior=0", {}),
+    ("lost_cities", SMALL + ",min_prior=0,opponents=heuristic", {}),
+    ("lost_cities", SMALL + ",min_prior=0,max_worlds=12,c=0", {}),  # racing: later worlds drawn from the view too
     ("five_towers", SHORT, {}),
     ("five_towers", SHORT, {"num_players": 4}),
     ("palazzo", SHORT, {}),
