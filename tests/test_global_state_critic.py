@@ -116,6 +116,22 @@ def test_the_actor_never_reads_the_state_and_the_critic_starts_as_the_value_head
     assert set(p.critic_weights()) == {name for name in p.state_dict() if name.startswith("critic.")}
 
 
+@pytest.mark.parametrize("critic", [True, False])
+def test_the_rollouts_draw_with_the_updates_log_probabilities_and_ppos_values(critic):
+    """The rollouts' forward pass (which, with a critic, skips the value head) gives the log-probabilities and
+    values that the update computes for the same actions."""
+    p = policy(critic=critic)
+    obs, _, masks = batch()
+    obs = obs if critic else obs[:, :OBS]
+    masks[:, ::3] = 0  # some illegal actions: never drawn
+    with torch.no_grad():
+        actions, values, log_p = p(obs, action_masks=masks)
+        assert masks[torch.arange(len(actions)), actions].all()
+        update_values, update_log_p, _ = p.evaluate_actions(obs, actions, masks)
+    torch.testing.assert_close(log_p, update_log_p, rtol=0, atol=0)
+    torch.testing.assert_close(values, update_values, rtol=0, atol=0)
+
+
 def test_the_value_head_learns_towards_the_critic_through_the_entropy_term():
     p = policy()
     obs, actions, masks = batch()

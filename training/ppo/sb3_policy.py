@@ -98,18 +98,21 @@ class TabletopPolicy(MaskableActorCriticPolicy):
         anchor.requires_grad_(False)
         object.__setattr__(self, "anchor", anchor.eval())
 
-    def _log_p(self, obs: torch.Tensor, action_masks: Any,
-               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _log_p(self, obs: torch.Tensor, action_masks: Any, head: bool = True,
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """The observations, the masks, the masked log-probabilities of every action, PPO's values (the critic's,
-        with one) and the value head's."""
+        with one) and the value head's (None with a critic and not ``head``: the rollouts do not need it)."""
         features = self.extract_features(obs)
         observations = features[:, :self.observation_size] if self.critic is not None else features
-        latent_pi, latent_vf = self.mlp_extractor(observations)
+        if self.critic is None or head:
+            latent_pi, latent_vf = self.mlp_extractor(observations)
+        else:  # PPO's values come from the critic: the value head's branch is not run
+            latent_pi, latent_vf = self.mlp_extractor.forward_actor(observations), None
         masks = (torch.ones(len(features), int(self.action_space.n), dtype=torch.bool, device=features.device)
                  if action_masks is None else torch.as_tensor(action_masks, device=features.device).bool())
         log_p = torch.log_softmax(self.action_net(latent_pi).masked_fill(~masks, ILLEGAL), dim=-1)
-        head = self.value_net(latent_vf)
-        return observations, masks, log_p, head if self.critic is None else self.critic(features), head
+        head_values = None if latent_vf is None else self.value_net(latent_vf)
+        return observations, masks, log_p, head_values if self.critic is None else self.critic(features), head_values
 
     def predict_values(self, obs: torch.Tensor) -> torch.Tensor:
         """PPO's values of ``obs`` (the rollout's last observations, truncated games' final ones)."""
@@ -121,7 +124,7 @@ class TabletopPolicy(MaskableActorCriticPolicy):
                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Actions, values and the actions' log-probabilities for the rollouts, as SB3's, drawn from the masked
         logits by the Gumbel-max trick instead of SB3's masked distribution and torch's multinomial (slower)."""
-        _, _, log_p, values, _ = self._log_p(obs, action_masks)
+        _, _, log_p, values, _ = self._log_p(obs, action_masks, head=False)
         if deterministic:
             actions = log_p.argmax(-1)
         else:  # the argmax of log p − log E, E ~ Exp(1), is a draw from p (an illegal action's −1e8 never wins)
