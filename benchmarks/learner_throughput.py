@@ -358,6 +358,7 @@ def anchor_child(task: dict) -> dict:
     """sb3-contrib MaskablePPO with its defaults (MlpPolicy, one env) for ``task["steps"]`` steps on each env."""
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     torch.set_num_threads(1)  # as our trainer's torch_threads: more threads thrash on a busy machine
     rates = {}
@@ -365,6 +366,7 @@ def anchor_child(task: dict) -> dict:
         env = ConnectFourSeat() if game == "connect_four" else gymnasium.make(
             env_id(game), opponent="random", **game_options(game, 2))
         model = MaskablePPO("MlpPolicy", env, seed=0, verbose=0)
+        model.set_logger(Logger(None, []))  # SB3's silent default would leave an empty folder in /tmp at every run
         start = time.perf_counter()
         model.learn(task["steps"])
         rates[game] = model.num_timesteps / (time.perf_counter() - start)
