@@ -62,6 +62,13 @@ def _relu(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0, out=out)
 
 
+def _drawn(logits: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """Row by row, the action drawn from the softmax of ``logits`` (illegal actions at -inf: never drawn) by the
+    uniform numbers ``uniform``: the first whose cumulative probability exceeds it."""
+    cdf = np.cumsum(np.exp(logits - logits.max(-1, keepdims=True), dtype=np.float64), axis=-1)
+    return (cdf <= (uniform * cdf[..., -1])[..., None]).sum(-1)  # searchsorted(cdf, target, side="right")
+
+
 class Activation(NamedTuple):
     """A hidden layer's activation, as the numpy inference and the torch training build it."""
 
@@ -256,10 +263,7 @@ class PolicyAgent:
         actions = logits.argmax(1)
         drawing = [i for i, agent in enumerate(agents) if not agent.deterministic]
         if drawing:  # choose's draw for all of them at once: the same numbers, row by row
-            rows = logits[drawing]
-            cdf = np.cumsum(np.exp(rows - rows.max(1, keepdims=True), dtype=np.float64), axis=1)
-            targets = np.array([agents[i].rng.random() for i in drawing]) * cdf[:, -1]
-            actions[drawing] = (cdf <= targets[:, None]).sum(1)  # searchsorted(cdf, target, side="right")
+            actions[drawing] = _drawn(logits[drawing], np.array([agents[i].rng.random() for i in drawing]))
         for agent, observation, mask in zip(agents, observations, masks, strict=True):
             agent._last = (observation, mask)
         return actions.tolist()
@@ -272,8 +276,7 @@ class PolicyAgent:
         logits = np.where(mask, logits, -np.inf)
         if self.deterministic:
             return int(np.argmax(logits))
-        cdf = np.cumsum(np.exp(logits - logits.max(), dtype=np.float64))  # illegal actions add 0: never drawn
-        return int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
+        return int(_drawn(logits, np.float64(self.rng.random())))
 
     def only(self, action: int) -> int:
         """The decision when ``action`` is the only legal one: ``choose``'s answer without the network, drawing from
