@@ -328,6 +328,21 @@ def test_pretrained_names_what_is_shipped_when_a_game_has_none(tmp_path, monkeyp
         load_agent("pretrained", envs.make("five_towers", wrapped=False).game)
 
 
+def test_the_hint_to_train_a_missing_lost_cities_policy_runs_as_printed():
+    """make train's config imitates the shipped policy, which fits no other options: the printed command imitates
+    the heuristic instead, and its run is built (game, options, teacher); without that it is refused in one line."""
+    game = envs.make("lost_cities", wrapped=False, n_colours=6).game
+    with pytest.raises(ValueError) as refused:
+        load_agent("pretrained", game)
+    args = shlex.split(str(refused.value).partition("train one with: ")[2])[3:]
+    assert args[:2] == ["--config", "configs/lost_cities.yaml"] and args[2::2] == ["--set"] * 2
+    config = policy_paths.CONFIGS_DIR / "lost_cities.yaml"
+    assert trainer.Trainer(load_config(config, args[3::2])).game.options["n_colours"] == 6
+    with pytest.raises(ValueError, match=r"^warm_start.teacher=pretrained: no shipped lost_cities policy fits these "
+                                         r"options \(2 players with n_colours=6\); add --set warm_start.teacher="):
+        trainer.Trainer(load_config(config, args[3:4]))
+
+
 def test_every_shipped_policy_is_named_for_its_game_and_player_count():
     shipped = {path.name: info for game in envs.list_games() for path, info in policy_paths.shipped_policies(game)}
     assert set(shipped) == {p.name for p in policy_paths.PRETRAINED_DIR.glob("*.safetensors")}

@@ -30,7 +30,7 @@ from ..cli.stopping import stop_on_signals
 from ..runtime.agents import load_agent
 from ..runtime.opponents import SELF, SnapshotPool
 from ..runtime.policy import MLPPolicy, PolicyAgent, PolicyInfo, Weights, load_policy, save_policy
-from ..runtime.policy_paths import policy_path
+from ..runtime.policy_paths import describe_options, fitting_pretrained, policy_path
 from ..runtime.processes import ignore_stop_signals, start_helpers
 from ..runtime.single_seat import SingleSeatEnv
 from ..runtime.vector_env import batched_env
@@ -103,6 +103,10 @@ class Trainer:
         except RuntimeError as error:
             raise ValueError(f"device={c.device!r} is not a torch device ({error})") from None
         self.game = envs.make(c.game, wrapped=False, **c.game_options).game  # bad options fail here
+        if c.warm_start.teacher == "pretrained" and fitting_pretrained(self.game) is None:
+            raise ValueError(f"warm_start.teacher=pretrained: no shipped {c.game} policy fits these options "
+                             f"({describe_options(self.game, self.game.options)}); add --set "
+                             "warm_start.teacher=heuristic to imitate the heuristic bot instead")
         if c.warm_start.relabel and self.game.relabellings() is None:
             raise ValueError(f"warm_start.relabel: {c.game} declares no symmetries to relabel by "
                              "(Game.relabellings); set it to false")

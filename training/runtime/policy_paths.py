@@ -8,19 +8,35 @@ import json
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from ...envs.core.game import Game
 from .policy import PolicyFileError, PolicyInfo, read_policy_info
 from .printed_commands import command
 
 PRETRAINED_DIR = Path(__file__).parents[1] / "pretrained"  # training/pretrained
+CONFIGS_DIR = Path(__file__).parents[2] / "configs"  # the checkout's configs/, which train_command names
 SUFFIX = ".safetensors"
 
 
 def train_command(game: Game) -> str:
-    """How to train a policy of one's own for ``game`` and its options (said where a pretrained one is missing)."""
+    """How to train a policy of one's own for ``game`` and its options (said where a pretrained one is missing);
+    a config that imitates the shipped policy imitates the heuristic instead, as none fits these options."""
     changed = non_default_options(game, game.options)
     options = ["--set", f"game_options={json.dumps(changed)}"] if changed else []
+    if config_teacher(game.name) == "pretrained":
+        options += ["--set", "warm_start.teacher=heuristic"]
     return command("tabletop_rl.training.train", "--config", f"configs/{game.name}.yaml", *options)
+
+
+def config_teacher(name: str) -> str | None:
+    """``warm_start.teacher`` of ``configs/<name>.yaml`` (None without the file, as in an installed package)."""
+    try:
+        doc = yaml.safe_load((CONFIGS_DIR / f"{name}.yaml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    warm_start = doc.get("warm_start") if isinstance(doc, dict) else None
+    return warm_start.get("teacher") if isinstance(warm_start, dict) else None
 
 
 def _defaults(game: Game) -> dict[str, Any]:
