@@ -138,6 +138,9 @@ class Config(Run):
     init_from: str | None = None
     device: str = "cpu"
     torch_threads: int = 1  # torch's and numpy's BLAS threads of the training process; more thrash on a busy CPU
+    # PPO's hidden layers (rollouts and update) in bfloat16 where the CPU multiplies it natively (AVX512-BF16,
+    # AMX), elsewhere float32; the heads, the loss, the optimizer and the policy file stay float32
+    bf16: bool = False
     checkpoint_every: int = 50_000
     keep_checkpoints: int = 2
     progress_bar: bool = True
@@ -163,7 +166,7 @@ class Config(Run):
 
 # keys that may differ when a run is resumed: they steer the run, not what is being learned
 RESUMABLE_KEYS = {"total_timesteps", "max_minutes", "max_games", "n_envs", "vec_env", "num_workers", "torch_threads",
-                  "checkpoint_every", "keep_checkpoints", "progress_bar", "runs_dir", "eval"}
+                  "bf16", "checkpoint_every", "keep_checkpoints", "progress_bar", "runs_dir", "eval"}
 
 
 def load_config(path: str | Path | None, overrides: Sequence[str] = (), schema: type[Run] = Config,

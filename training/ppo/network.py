@@ -18,6 +18,12 @@ def torch_activation(name: str) -> type[torch.nn.Module]:
     return getattr(torch.nn, ACTIVATIONS[name].torch)
 
 
+def native_bf16() -> bool:
+    """Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX); elsewhere torch emulates it, slower
+    than float32."""
+    return torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported()
+
+
 class MatmulLinear(torch.nn.Linear):
     """``torch.nn.Linear`` computed as ``x @ W.T + b``, as the numpy inference does, instead of one fused
     ``addmm``: the same function, rounded differently in the last bits. Expert iteration fits with it, as it

@@ -37,6 +37,7 @@ class TabletopPolicy(MaskableActorCriticPolicy):
         self.network = dict(network)
         self.critic_spec = dict(critic) if critic else None
         self.distil_weight = 0.0  # set by the trainer: PPO's vf_coef
+        self.bf16 = False  # set by the trainer: the hidden layers in bfloat16 (config.bf16 on a CPU that has it)
         kwargs.setdefault("optimizer_kwargs", OPTIMIZER_KWARGS)
         super().__init__(*args, net_arch={"pi": list(network["pi"]), "vf": list(network["vf"])},
                          activation_fn=torch_activation(network["activation"]), **kwargs)
@@ -104,10 +105,12 @@ class TabletopPolicy(MaskableActorCriticPolicy):
         with one) and the value head's (None with a critic and not ``head``: the rollouts do not need it)."""
         features = self.extract_features(obs)
         observations = features[:, :self.observation_size] if self.critic is not None else features
-        if self.critic is None or head:
-            latent_pi, latent_vf = self.mlp_extractor(observations)
-        else:  # PPO's values come from the critic: the value head's branch is not run
-            latent_pi, latent_vf = self.mlp_extractor.forward_actor(observations), None
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+            if self.critic is None or head:
+                latent_pi, latent_vf = self.mlp_extractor(observations)
+            else:  # PPO's values come from the critic: the value head's branch is not run
+                latent_pi, latent_vf = self.mlp_extractor.forward_actor(observations), None
+        latent_pi, latent_vf = latent_pi.float(), None if latent_vf is None else latent_vf.float()
         masks = (torch.ones(len(features), int(self.action_space.n), dtype=torch.bool, device=features.device)
                  if action_masks is None else torch.as_tensor(action_masks, device=features.device).bool())
         log_p = torch.log_softmax(self.action_net(latent_pi).masked_fill(~masks, ILLEGAL), dim=-1)

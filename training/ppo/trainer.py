@@ -36,7 +36,7 @@ from ..runtime.single_seat import SingleSeatEnv
 from ..runtime.vector_env import batched_env
 from .checkpoint import Checkpoint, rng_state, save_checkpoint, set_rng_state
 from .config import Config
-from .network import limit_threads
+from .network import limit_threads, native_bf16
 from .report import describe, summarise, write_report
 from .sb3_policy import TabletopPolicy
 from .vec_env import SB3SeatVecEnv
@@ -163,6 +163,9 @@ class Trainer:
                             tensorboard_log=str(self.run_dir / "tb"), verbose=0, **ppo)
         # the KL anchor and the global-state critic's value head enter the loss through the entropy term
         model.policy.ent_coef, model.policy.distil_weight = c.ppo.ent_coef, c.ppo.vf_coef
+        model.policy.bf16 = c.bf16 and native_bf16()
+        if c.bf16 and not model.policy.bf16:
+            say("bf16: this CPU has no native bfloat16 (AVX512-BF16 or AMX): PPO runs in float32", None)
         return model
 
     def resume(self, model: MaskablePPO, venv: VecEnv, checkpoint: Checkpoint) -> None:
