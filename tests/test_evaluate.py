@@ -179,6 +179,39 @@ def test_heuristic_is_rated_above_random_in_lost_cities(lost_cities):
         assert pair.margin.mean == pytest.approx(-lost_cities.pairs[b, a].margin.mean)
 
 
+def test_two_agents_are_compared_deal_by_deal_against_a_third(lost_cities):
+    """At 2 players deal d is the same cards at every table, so the heuristic's games against random#2 minus
+    random's against random#2 pair up deal by deal; the report shows every such comparison."""
+    def per_deal(a: int, c: int) -> dict[int, tuple[float, float]]:
+        games: dict[int, list[tuple[float, float]]] = {}
+        for rec in lost_cities.records:
+            if sorted(rec.seating) == sorted((a, c)):
+                mine, theirs = rec.seating.index(a), rec.seating.index(c)
+                mine_r, theirs_r = rec.returns[mine], rec.returns[theirs]
+                won = 1.0 if mine_r > theirs_r else 0.5 if mine_r == theirs_r else 0.0
+                games.setdefault(rec.deal, []).append((won, rec.scores[mine] - rec.scores[theirs]))
+        return {d: (float(np.mean([w for w, _ in g])), float(np.mean([m for _, m in g]))) for d, g in games.items()}
+
+    heuristic, random = per_deal(1, 2), per_deal(0, 2)
+    paired = lost_cities.paired(1, 0, 2)
+    assert paired.games == 2
+    assert paired.win == mean_interval([heuristic[d][0] - random[d][0] for d in (0, 1)])
+    assert paired.margin == mean_interval([heuristic[d][1] - random[d][1] for d in (0, 1)])
+    assert paired.margin.mean > 0
+    assert lost_cities.paired(1, 0, 1) is None  # against itself: no such games
+    report = lost_cities.to_markdown(times=False)
+    assert "## Paired on the same deals" in report
+    assert f"| heuristic | random | random#2 | {100 * paired.win.mean:+.1f} [" in report
+
+
+def test_no_paired_comparison_without_a_third_agent_or_beyond_two_players(tiny_bid):
+    two = tournament("lost_cities", ["random", "heuristic"], games_per_pairing=2, seed=3)
+    three_seats = tournament(tiny_bid, ["random", "heuristic", "random"], games_per_pairing=3, seed=3)
+    assert three_seats.paired(1, 0, 2) is None
+    for results in (two, three_seats):
+        assert "Paired on the same deals" not in results.to_markdown(times=False)
+
+
 def test_wilson_interval():
     none = wilson([0.0] * 10)
     assert none.mean == 0.0 and none.low == pytest.approx(0.0)

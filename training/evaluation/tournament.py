@@ -163,6 +163,8 @@ class Results:
     ratings: list[Rating] = field(init=False)
     # per agent: its score margin per round at each deal (table, deal) it played, the deal's games averaged
     deal_margins: list[dict[tuple[int, int], float]] = field(init=False)
+    # at 2 players, per pair of agents: its win share and margin at each deal index (for paired comparisons)
+    _duel_deals: dict[tuple[int, int], tuple[dict[int, float], dict[int, float]]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._summarise()
@@ -207,6 +209,11 @@ class Results:
                             fmean((sc[s] - sc[t]) / per_round for s, t in pairs))
         self.pairs = {k: PairStats(wilson(_per_deal(duel_wins[k])), mean_interval(_per_deal(duel_margins[k])),
                                    sum(map(len, duel_wins[k].values()))) for k in duels}
+        # At 2 players every deal index is the same deal at every table, so two agents' results against a third
+        # can be compared deal by deal.
+        self._duel_deals = {} if n != 2 else {k: ({d: fmean(v) for (_, d), v in duel_wins[k].items()},
+                                                  {d: fmean(v) for (_, d), v in duel_margins[k].items()})
+                                              for k in duels}
         self.deal_margins = [{deal: fmean(values) for deal, values in margins[a].items()} for a in range(m)]
         self.stats = [AgentStats(wilson(_per_deal(firsts[a])), mean_interval(list(self.deal_margins[a].values())),
                                  tuple(seat_counts[a].tolist())) for a in range(m)]
@@ -224,6 +231,20 @@ class Results:
     def ranking(self) -> list[int]:
         """Agent indices, best rating first (ties keep the given order)."""
         return sorted(range(len(self.agents)), key=lambda a: -self.ratings[a].value)
+
+    def paired(self, a: int, b: int, c: int) -> PairStats | None:
+        """Agent ``a``'s results against ``c`` minus ``b``'s against ``c``, deal by deal over the deals both played
+        against it (2 players only; else ``None``): the share of games won and the margin, each a mean difference
+        with its t interval over deals, and the number of deals. Common deals cancel most of the luck of the cards,
+        so this separates two close agents with far fewer games than their two results side by side."""
+        if (a, c) not in self._duel_deals or (b, c) not in self._duel_deals:
+            return None
+        (wins_a, margins_a), (wins_b, margins_b) = self._duel_deals[a, c], self._duel_deals[b, c]
+        deals = sorted(wins_a.keys() & wins_b.keys())
+        if not deals:
+            return None
+        margins = [margins_a[d] - margins_b[d] for d in deals if d in margins_a and d in margins_b]
+        return PairStats(mean_interval([wins_a[d] - wins_b[d] for d in deals]), mean_interval(margins), len(deals))
 
     def margin_name(self) -> str:
         return "score margin per round" if "rounds" in self.options else "score margin"
@@ -262,6 +283,7 @@ class Results:
             for a in order:
                 cells = ["—" if a == b else cell(self.pairs[a, b]) for b in order]
                 lines.append(f"| **{self.agents[a]}** | " + " | ".join(cells) + " |")
+        lines += self._paired_markdown(order)
         if times and self.times:
             processes = f"{self.workers} worker process{'es' if self.workers > 1 else ''}"
             lines += ["", f"## Decision times ({processes}, milliseconds)", "",
@@ -274,6 +296,24 @@ class Results:
         specs = ", ".join(f"{a} = `{s}`" for a, s in zip(self.agents, self.specs, strict=True))
         lines += ["", f"Specs: {specs}", ""]
         return "\n".join(lines)
+
+    def _paired_markdown(self, order: list[int]) -> list[str]:
+        rows = []
+        for i, a in enumerate(order):
+            for b in order[i + 1:]:
+                for c in order:
+                    p = self.paired(a, b, c) if c not in (a, b) else None
+                    if p is not None:
+                        rows.append(f"| {self.agents[a]} | {self.agents[b]} | {self.agents[c]} | "
+                                    f"{_signed(p.win, 100)} | {_signed(p.margin)} | {p.games} |")
+        if not rows:
+            return []
+        return ["", "## Paired on the same deals: one agent minus another against a third",
+                "", "Each deal's games of the first agent against the third minus those of the second against it "
+                "(95 % t interval over deals).", "",
+                f"| agent | minus | against | games won, difference in points | {self.margin_name()}, difference "
+                "| deals |",
+                "|---|---|---|---|---|---:|", *rows]
 
     def crosstable_csv(self) -> str:
         out = io.StringIO()
@@ -374,6 +414,14 @@ def _count(k: int, noun: str) -> str:
 def _duel(mine: float, theirs: float) -> float:
     """1 for ranking above the other seat, ½ for a tie, 0 below."""
     return 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+
+
+def _signed(x: Estimate, scale: float = 1.0) -> str:
+    """A difference with its sign: ``+1.2 [-0.3, +2.7]``."""
+    if x.n == 0 or math.isnan(x.mean):
+        return "—"
+    low, high = ("—", "—") if math.isnan(x.low) else (f"{scale * x.low:+.1f}", f"{scale * x.high:+.1f}")
+    return f"{scale * x.mean:+.1f} [{low}, {high}]"
 
 
 def _numbers(x: Estimate | Rating) -> list[str]:
