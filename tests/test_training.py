@@ -384,8 +384,10 @@ def test_next_commands_name_the_python_that_runs(tmp_path, monkeypatch):
         load_agent("pretrained", envs.make("five_towers", wrapped=False).game)
 
 
-def test_next_commands_run_as_printed(tmp_path):
-    """The printed 'play against it' command, split as a shell would and run with no python on the PATH."""
+def test_next_commands_run_as_printed(tmp_path, monkeypatch):
+    """The printed 'play against it' command, split as a shell would and run with no python on the PATH (printed
+    under that PATH too: with the venv activated, ``python`` on the PATH is the running one and is printed bare)."""
+    monkeypatch.setenv("PATH", str(tmp_path))
     line = next_steps(envs.make("lost_cities", wrapped=False).game, tmp_path,
                       policy_paths.PRETRAINED_DIR / "lost_cities_2p.safetensors", 8, True)[0][1]
     records = ROOT / "runs" / "games"  # the command runs where it was printed for, the checkout: it records there
