@@ -88,8 +88,7 @@ def play(policy: str, game_name: str, options: dict, opponent: str, deals: int, 
 
 
 def interval(samples: np.ndarray, scale: float = 1.0) -> str:
-    e = mean_interval(samples * scale)
-    return f"{e.mean:+.1f} [{e.low:+.1f}, {e.high:+.1f}]" if scale == 1 else f"{e.mean:.1f} [{e.low:.1f}, {e.high:.1f}]"
+    return mean_interval(samples * scale).text(signed=scale == 1)
 
 
 def table(variants: list[tuple[str, list[str]]], trained: dict, results: dict, reference: np.ndarray, seeds: int,

@@ -232,6 +232,10 @@ def test_mean_interval():
     est = mean_interval([1.0, 2.0, 3.0])
     assert est.mean == 2.0 and est.high - est.mean == pytest.approx(4.303 / math.sqrt(3), rel=1e-3)
     assert Estimate(0.25, 0.1, 0.4, 8).text(percent=True) == "25.0% [10.0, 40.0]"
+    difference = Estimate(0.012, -0.003, 0.027, 8)  # a difference shows every sign; a share in points
+    assert difference.text(signed=True) == "+0.0 [-0.0, +0.0]" and difference.scaled(100).text(signed=True) == (
+        "+1.2 [-0.3, +2.7]")
+    assert mean_interval([3.0]).text(signed=True) == "+3.0"
 
 
 def test_bradley_terry():

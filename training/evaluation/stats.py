@@ -26,14 +26,21 @@ class Estimate:
     high: float
     n: int
 
-    def text(self, percent: bool = False, digits: int = 1) -> str:
+    def text(self, percent: bool = False, digits: int = 1, signed: bool = False) -> str:
+        """``mean [low, high]``; ``percent``: ×100 with a % sign; ``signed``: every number with its sign, as a
+        difference is shown (``+1.2 [-0.3, +2.7]``)."""
         if self.n == 0 or math.isnan(self.mean):
             return "—"
         k = 100 if percent else 1
         unit = "%" if percent else ""
+        form = f"{'+' if signed else ''}.{digits}f"
         if math.isnan(self.low):
-            return f"{k * self.mean:.{digits}f}{unit}"
-        return f"{k * self.mean:.{digits}f}{unit} [{k * self.low:.{digits}f}, {k * self.high:.{digits}f}]"
+            return f"{k * self.mean:{form}}{unit}"
+        return f"{k * self.mean:{form}}{unit} [{k * self.low:{form}}, {k * self.high:{form}}]"
+
+    def scaled(self, k: float) -> Estimate:
+        """The same estimate in other units (``scaled(100)``: a share in points)."""
+        return Estimate(k * self.mean, k * self.low, k * self.high, self.n)
 
 
 def wilson(samples: Sequence[float]) -> Estimate:

@@ -302,10 +302,11 @@ class Results:
         for i, a in enumerate(order):
             for b in order[i + 1:]:
                 for c in order:
-                    p = self.paired(a, b, c) if c not in (a, b) else None
+                    p = self.paired(a, b, c)  # None where c is a or b: no agent meets itself
                     if p is not None:
                         rows.append(f"| {self.agents[a]} | {self.agents[b]} | {self.agents[c]} | "
-                                    f"{_signed(p.win, 100)} | {_signed(p.margin)} | {p.games} |")
+                                    f"{p.win.scaled(100).text(signed=True)} | {p.margin.text(signed=True)} | "
+                                    f"{p.games} |")
         if not rows:
             return []
         return ["", "## Paired on the same deals: one agent minus another against a third",
@@ -414,14 +415,6 @@ def _count(k: int, noun: str) -> str:
 def _duel(mine: float, theirs: float) -> float:
     """1 for ranking above the other seat, ½ for a tie, 0 below."""
     return 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
-
-
-def _signed(x: Estimate, scale: float = 1.0) -> str:
-    """A difference with its sign: ``+1.2 [-0.3, +2.7]``."""
-    if x.n == 0 or math.isnan(x.mean):
-        return "—"
-    low, high = ("—", "—") if math.isnan(x.low) else (f"{scale * x.low:+.1f}", f"{scale * x.high:+.1f}")
-    return f"{scale * x.mean:+.1f} [{low}, {high}]"
 
 
 def _numbers(x: Estimate | Rating) -> list[str]:
